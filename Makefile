@@ -1,0 +1,35 @@
+# hlsgen developer and user entry points. `make demo` and `make test` work on a fresh clone:
+# both create .venv and install everything first (idempotent).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+DEMO   := build/demo
+
+.PHONY: install demo test test-fast clean help
+help:
+	@echo "make demo   build a small Brevitas CNN, inspect it, run the golden against the float model"
+	@echo "make test   the whole test suite (what CI runs)"
+	@echo "make install  create .venv with hlsgen, Brevitas (CPU torch), test tools"
+
+install: $(STAMP)
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[zoo,test]'
+	@touch $(STAMP)
+
+demo: install
+	@mkdir -p $(DEMO)
+	$(PY) -m hlsgen.zoo.testnets demo_cnn -o $(DEMO)/demo_cnn.onnx
+	$(VENV)/bin/hlsgen inspect $(DEMO)/demo_cnn.onnx
+	$(VENV)/bin/hlsgen run $(DEMO)/demo_cnn.onnx --seed 0 --compare -o $(DEMO)/out.npy
+
+test: install
+	$(PY) -m pytest -q
+
+test-fast: install
+	$(PY) -m pytest -q -m "not slow"
+
+clean:
+	rm -rf build .pytest_cache

@@ -1,0 +1,2 @@
+"""hlsgen: quantized ONNX -> integer IR -> schedule -> Vitis HLS / SystemVerilog."""
+__version__ = "0.1.0"

@@ -1,0 +1,940 @@
+"""ONNX (QONNX Quant nodes or QCDQ) -> integer IR.
+
+The walk visits nodes in topological order and keeps, for every ONNX tensor, what it is in
+the integer world (see values.py). Float-domain ops between a linear op and the next
+quantizer (BatchNormalization, bias Add, Mul/Div by constants, Relu/Clip) fold into the
+pending accumulator's affine map and clamp; the quantizer then turns it into one IR task
+with a fixed-point requantization (docs/numerics.md). Constant subgraphs (shape arithmetic,
+weight quantization in QCDQ) are evaluated with onnx's reference implementation.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from ..errors import HlsgenError
+from ..ir import Graph, IntType, Quant, Task, Tensor
+from ..numerics import accumulator_type, make_requant
+from ..ops import OPS
+from .values import Const, FloatIn, Pending, QConst, QLinear, QVal, Quantizer
+
+MAX_BITS = 16
+QUANT_DOMAINS = ("qonnx.custom_op.general", "finn.custom_op.general", "onnx.brevitas", "brevitas")
+
+SUPPORTED_OPS = sorted(
+    """Quant IntQuant BipolarQuant Trunc QuantizeLinear DequantizeLinear Conv Gemm MatMul Add Sub Mul
+    Div BatchNormalization Relu Clip MaxPool AveragePool GlobalAveragePool ReduceMean Resize Upsample
+    Concat Split Slice Reshape Flatten Transpose Squeeze Unsqueeze Identity Dropout Constant Shape
+    Gather Cast""".split()
+)
+
+
+def _attrs(node) -> Dict:
+    return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
+def _label(node) -> str:
+    return f"node {node.name or '(unnamed)'!r} ({node.op_type})"
+
+
+class Lowering:
+    def __init__(self, model: onnx.ModelProto, input_shapes: Optional[Dict[str, tuple]] = None):
+        self.model = model
+        self.onnx_graph = model.graph
+        self.input_shapes = dict(input_shapes or {})
+        self.g = Graph(name=model.graph.name or "model")
+        self.vals: Dict[str, object] = {}
+        self.producer: Dict[str, onnx.NodeProto] = {}
+        self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13)
+        self.input_quantizers: Dict[str, dict] = {}
+        self._task_names: set = set()
+
+    # ---------------------------------------------------------------- entry point
+    def run(self) -> Graph:
+        g = self.onnx_graph
+        for init in g.initializer:
+            self.vals[init.name] = Const(numpy_helper.to_array(init))
+        for inp in g.input:
+            if inp.name in self.vals:
+                continue  # initializer also listed as an input (TorchScript export)
+            self.vals[inp.name] = FloatIn(inp.name, self._input_shape(inp))
+        for node in g.node:
+            for o in node.output:
+                self.producer[o] = node
+        for node in self._toposort(g.node):
+            self._visit(node)
+        for out in g.output:
+            self.g.outputs.append(self._graph_output(out.name))
+        self.g.prune()
+        self._fuse_channel_shuffle()
+        self.g.input_quantizers = self.input_quantizers  # type: ignore[attr-defined]
+        unused = [n for n in self.g.inputs if n not in self.g.tensors]
+        self.g.inputs = [n for n in self.g.inputs if n not in unused]
+        return self.g
+
+    def _toposort(self, nodes):
+        known = set(self.vals)
+        pending = list(nodes)
+        ordered = []
+        while pending:
+            progress = False
+            rest = []
+            for n in pending:
+                if all((i == "" or i in known) for i in n.input):
+                    ordered.append(n)
+                    known.update(n.output)
+                    progress = True
+                else:
+                    rest.append(n)
+            if not progress:
+                missing = sorted({i for n in rest for i in n.input if i and i not in known})
+                raise HlsgenError(f"{_label(rest[0])}: input {missing[0]!r} is produced by no node, initializer or graph input; the graph is broken, re-export it")
+            pending = rest
+        return ordered
+
+    def _input_shape(self, inp) -> tuple:
+        if inp.name in self.input_shapes:
+            return tuple(int(d) for d in self.input_shapes[inp.name])
+        tt = inp.type.tensor_type
+        if not tt.HasField("shape"):
+            raise HlsgenError(f"graph input {inp.name!r} has no shape; give one with --shape {inp.name}=1,3,224,224")
+        dims = []
+        for i, d in enumerate(tt.shape.dim):
+            if d.HasField("dim_value") and d.dim_value > 0:
+                dims.append(d.dim_value)
+            else:
+                what = d.dim_param or "unknown"
+                raise HlsgenError(
+                    f"graph input {inp.name!r} has a dynamic dimension {what!r} (axis {i}); "
+                    f"give a fixed shape with --shape {inp.name}=" + ",".join(str(x.dim_value) if x.dim_value > 0 else "1" for x in tt.shape.dim)
+                )
+        return tuple(dims)
+
+    # ---------------------------------------------------------------- helpers
+    def _task_name(self, base: str) -> str:
+        name, i = base or "task", 1
+        while name in self._task_names:
+            i += 1
+            name = f"{base}_{i}"
+        self._task_names.add(name)
+        return name
+
+    def _const(self, node, idx: int, what: str) -> np.ndarray:
+        if idx >= len(node.input) or node.input[idx] == "":
+            return None
+        v = self.vals[node.input[idx]]
+        if isinstance(v, Const):
+            return v.value
+        if isinstance(v, QConst):
+            return v.real()
+        raise HlsgenError(f"{_label(node)}: {what} ({node.input[idx]!r}) is not a constant; hlsgen needs it fixed at compile time")
+
+    def _qval(self, node, idx: int) -> QVal:
+        v = self.vals[node.input[idx]]
+        if isinstance(v, QVal):
+            return v
+        self._not_quantized(node, idx, v)
+
+    def _not_quantized(self, node, idx, v):
+        name = node.input[idx]
+        if isinstance(v, FloatIn):
+            raise HlsgenError(f"{_label(node)}: reads graph input {name!r} before any quantizer; add a QuantIdentity (input quantizer) at the model's input")
+        if isinstance(v, Pending):
+            raise HlsgenError(f"{_label(node)}: reads {name!r}, an unquantized result of {', '.join(v.source)}; add an activation quantizer (e.g. QuantIdentity/QuantReLU) between them")
+        if isinstance(v, (Const, QConst)):
+            raise HlsgenError(f"{_label(node)}: input {name!r} is a constant where hlsgen expects an activation")
+        raise HlsgenError(f"{_label(node)}: input {name!r} is not a quantized activation; add a quantizer before this node")
+
+    def _add_tensor(self, name: str, shape, dtype: IntType, quant: Optional[Quant], data=None, origin=None) -> str:
+        name = self.g.unique_name(name)
+        self.g.add_tensor(Tensor(name, tuple(int(s) for s in shape), dtype, quant, data, origin))
+        return name
+
+    def _emit(self, node_names: List[str], op: str, inputs: List[str], attrs: Dict, out_specs) -> List[str]:
+        """Add a task; out_specs: list of (onnx_name, dtype, quant). Shapes come from the op's rule."""
+        shapes = OPS[op].output_shapes(attrs, [self.g.tensors[i].shape for i in inputs])
+        outs = []
+        for (oname, dtype, quant), shape in zip(out_specs, shapes):
+            outs.append(self._add_tensor(oname, shape, dtype, quant, origin=oname))
+        self.g.tasks.append(Task(self._task_name(node_names[0] if node_names else op), op, list(inputs), outs, attrs, list(node_names)))
+        return outs
+
+    def _same_grid(self, node, ir_input: str, onnx_out: str, op: str, attrs: Dict, extra_inputs=()) -> None:
+        t = self.g.tensors[ir_input]
+        (out,) = self._emit([node.name or node.op_type], op, [ir_input, *extra_inputs], attrs, [(onnx_out, t.dtype, t.quant)])
+        self.vals[onnx_out] = QVal(out, self.g.tensors[out].shape)
+
+    def _weight_tensor(self, onnx_name: str, qc: QConst) -> str:
+        return self._add_tensor(onnx_name, qc.shape, qc.dtype, qc.quant, data=qc.data.astype(np.int64), origin=onnx_name)
+
+    def _per_channel(self, node, c: np.ndarray, shape, axis: int) -> np.ndarray:
+        """A constant that broadcasts against `shape` -> scalar or vector along `axis`."""
+        c = np.asarray(c, dtype=np.float64)
+        if c.size == 1:
+            return c.reshape(())
+        try:
+            full = np.broadcast_to(c, shape)
+        except ValueError:
+            raise HlsgenError(f"{_label(node)}: constant of shape {c.shape} does not broadcast to {tuple(shape)}") from None
+        idx = tuple(slice(None) if i == axis else 0 for i in range(len(shape)))
+        vec = full[idx]
+        exp = vec.reshape([-1 if i == axis else 1 for i in range(len(shape))])
+        if not np.array_equal(np.broadcast_to(exp, shape), full):
+            raise HlsgenError(f"{_label(node)}: constant varies along axes other than the channel axis {axis}; only per-tensor or per-channel constants are supported")
+        return vec.copy()
+
+    # ---------------------------------------------------------------- the walk
+    def _visit(self, node) -> None:
+        op = node.op_type
+        if node.domain in QUANT_DOMAINS or op in ("Quant", "IntQuant", "BipolarQuant", "Trunc"):
+            if op in ("Quant", "IntQuant"):
+                return self._quant(node)
+            if op == "BipolarQuant":
+                return self._bipolar(node)
+            if op == "Trunc":
+                return self._trunc(node)
+            raise HlsgenError(f"{_label(node)}: custom op {node.domain}.{op} is not supported; supported ops: {', '.join(SUPPORTED_OPS)}")
+        if node.domain not in ("", "ai.onnx"):
+            raise HlsgenError(f"{_label(node)}: op domain {node.domain!r} is not supported; supported ops: {', '.join(SUPPORTED_OPS)}")
+        if op == "Constant":
+            a = _attrs(node)
+            if "value" in a:
+                self.vals[node.output[0]] = Const(numpy_helper.to_array(a["value"]))
+            else:
+                self._fold(node)
+            return
+        if op == "QuantizeLinear":
+            return self._quantize_linear(node)
+        if op == "DequantizeLinear":
+            return self._dequantize_linear(node)
+        if op == "Clip" and isinstance(self.vals.get(node.input[0]), QLinear):
+            return self._clip_qlinear(node)
+        if op == "Shape":
+            v = self.vals[node.input[0]]
+            a = _attrs(node)
+            shp = np.array(v.shape, dtype=np.int64)[a.get("start", 0) : a.get("end", None)]
+            self.vals[node.output[0]] = Const(shp)
+            return
+        ins = [self.vals[i] for i in node.input if i]
+        if ins and all(isinstance(v, Const) for v in ins):
+            return self._fold(node)
+        handler = getattr(self, "_op_" + op, None)
+        if handler is None:
+            raise HlsgenError(f"{_label(node)}: op {op} is not supported; supported ops: {', '.join(SUPPORTED_OPS)}")
+        handler(node)
+
+    def _fold(self, node) -> None:
+        """Evaluate a node whose inputs are all constants with onnx's reference evaluator."""
+        from onnx.reference import ReferenceEvaluator
+
+        feeds = {}
+        inputs = []
+        for i, name in enumerate(node.input):
+            if name == "":
+                inputs.append("")
+                continue
+            v = self.vals[name]
+            arr = v.value if isinstance(v, Const) else v.real().astype(np.float32)
+            key = f"in{i}"
+            feeds[key] = arr
+            inputs.append(key)
+        outs = [f"out{i}" for i in range(len(node.output))]
+        n2 = helper.make_node(node.op_type, inputs, outs, domain=node.domain, **_attrs(node))
+        gr = helper.make_graph(
+            [n2],
+            "fold",
+            [helper.make_tensor_value_info(k, helper.np_dtype_to_tensor_dtype(v.dtype), v.shape) for k, v in feeds.items()],
+            [helper.make_tensor_value_info(o, onnx.TensorProto.UNDEFINED, None) for o in outs],
+        )
+        m = helper.make_model(gr, opset_imports=[helper.make_opsetid("", self.opset)])
+        try:
+            res = ReferenceEvaluator(m).run(None, feeds)
+        except Exception as exc:
+            raise HlsgenError(f"{_label(node)}: cannot fold this constant subgraph ({type(exc).__name__}: {exc})") from None
+        for o, r in zip(node.output, res):
+            self.vals[o] = Const(np.asarray(r))
+
+    # ---------------------------------------------------------------- quantizers
+    def _quant(self, node) -> None:
+        a = _attrs(node)
+        scale = self._const(node, 1, "scale")
+        zp = self._const(node, 2, "zero point")
+        bits = self._const(node, 3, "bit width")
+        if np.asarray(bits).size != 1 or float(bits) != int(float(bits)):
+            raise HlsgenError(f"{_label(node)}: bit width must be one integer, got {bits}")
+        bits = int(float(bits))
+        signed = bool(a.get("signed", 1))
+        narrow = bool(a.get("narrow", 0))
+        mode = a.get("rounding_mode", b"ROUND")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        rounding = {"ROUND": "half_even", "FLOOR": "floor"}.get(mode.upper())
+        if rounding is None:
+            raise HlsgenError(f"{_label(node)}: rounding_mode {mode} is not supported; use ROUND or FLOOR")
+        lo = (-(1 << (bits - 1)) + int(narrow)) if signed else 0
+        hi = ((1 << (bits - 1)) - 1) if signed else (1 << bits) - 1 - int(narrow)
+        qz = self._make_quantizer(node, scale, zp, IntType(bits, signed), lo, hi, node.input[0], rounding)
+        self._apply_quantizer(node, self.vals[node.input[0]], qz, node.output[0])
+
+    def _make_quantizer(self, node, scale, zp, dtype, lo, hi, src_name, rounding="half_even") -> Quantizer:
+        scale = np.asarray(scale, dtype=np.float64)
+        zp = np.asarray(zp if zp is not None else 0, dtype=np.float64)
+        if np.any(~np.isfinite(scale)) or np.any(scale <= 0):
+            raise HlsgenError(f"{_label(node)}: scale must be positive and finite")
+        if np.any(zp != np.round(zp)):
+            raise HlsgenError(f"{_label(node)}: zero point must be an integer")
+        axis = None
+        src = self.vals[src_name]
+        if scale.size > 1:
+            shape = getattr(src, "shape", None)
+            nonunit = [i for i, d in enumerate(scale.shape) if d != 1]
+            if scale.ndim == 1 and shape is not None:
+                axis = 1 if len(shape) > 1 and shape[1] == scale.size else 0
+                if node.op_type in ("QuantizeLinear", "DequantizeLinear"):
+                    axis = _attrs(node).get("axis", 1) % max(1, len(shape))
+            elif len(nonunit) == 1:
+                axis = nonunit[0] + (len(shape) - scale.ndim if shape is not None else 0)
+            else:
+                raise HlsgenError(f"{_label(node)}: scale of shape {scale.shape} is neither per tensor nor per channel")
+            scale = scale.reshape(-1)
+            zp = np.broadcast_to(zp.reshape(-1), scale.shape)
+        else:
+            scale = scale.reshape(())
+            zp = zp.reshape(-1)[0] if zp.size else np.float64(0)
+            if np.asarray(zp).size != 1:
+                raise HlsgenError(f"{_label(node)}: zero point must match the scale's shape")
+        return Quantizer(scale, np.asarray(zp).astype(np.int64), axis, lo, hi, dtype, node.name or node.op_type, rounding)
+
+    def _apply_quantizer(self, node, src, qz: Quantizer, out_name: str) -> None:
+        if isinstance(src, (Const, QConst)):
+            x = src.value.astype(np.float64) if isinstance(src, Const) else src.real()
+            q = self._quantize_const(x, qz)
+            self.vals[out_name] = QConst(q, Quant(qz.scale, qz.zero_point, qz.axis), qz.dtype)
+            return
+        if qz.dtype.bits > MAX_BITS:
+            raise HlsgenError(f"{_label(node)}: {qz.dtype.bits}-bit activations are not supported (at most {MAX_BITS}); lower the quantizer's bit_width")
+        if qz.scale.ndim != 0:
+            raise HlsgenError(f"{_label(node)}: per-channel activation quantization is not supported; use a per-tensor activation quantizer")
+        quant = Quant(qz.scale, qz.zero_point)
+        if isinstance(src, FloatIn):
+            name = self._add_tensor(src.name, src.shape, qz.dtype, quant, origin=out_name)
+            self.g.inputs.append(name)
+            self.input_quantizers[name] = {"onnx_input": src.name, "lo": qz.lo, "hi": qz.hi, "node": qz.node}
+            self.vals[out_name] = QVal(name, src.shape)
+            return
+        if isinstance(src, QVal):
+            t = self.g.tensors[src.ir_name]
+            if t.quant is not None and t.quant.same_as(quant) and t.dtype.min >= qz.lo and t.dtype.max <= qz.hi:
+                self.vals[out_name] = src  # the quantizer is the identity on this grid
+                return
+            src = self._pending_from_qval(src, node)
+        if isinstance(src, Pending):
+            self._materialize(src, qz, out_name, node)
+            return
+        self._not_quantized(node, 0, src)
+
+    @staticmethod
+    def _channel_axis(shape):
+        axis = 1 if len(shape) >= 3 else len(shape) - 1
+        return axis, (shape[axis] if shape else 1)
+
+    def _quantize_const(self, x: np.ndarray, qz: Quantizer) -> np.ndarray:
+        scale, zp = qz.scale, qz.zero_point
+        if qz.axis is not None:
+            shp = [1] * x.ndim
+            shp[qz.axis] = scale.size
+            scale, zp = scale.reshape(shp), zp.reshape(shp)
+        # Same arithmetic as ONNX / QONNX: float32 division, round half to even.
+        q = np.rint(np.float32(x) / np.float32(scale)) + zp if qz.rounding == "half_even" else np.floor(np.float32(x) / np.float32(scale)) + zp
+        return np.clip(q, qz.lo, qz.hi).astype(np.int64)
+
+    def _materialize(self, p: Pending, qz: Quantizer, out_name: str, node) -> None:
+        rq = make_requant(p.term_scales, p.term_ranges, p.bias, float(qz.scale), int(qz.zero_point), qz.lo, qz.hi,
+                          p.lo, p.hi, p.channels, p.axis, qz.rounding)
+        attrs = dict(p.attrs)
+        attrs["requant"] = rq
+        (out,) = self._emit(p.source + [node.name or node.op_type], p.op, p.inputs, attrs, [(out_name, qz.dtype, Quant(qz.scale, qz.zero_point))])
+        self.vals[out_name] = QVal(out, self.g.tensors[out].shape)
+
+    def _bipolar(self, node) -> None:
+        src = self.vals[node.input[0]]
+        if not isinstance(src, (Const, QConst)):
+            raise HlsgenError(f"{_label(node)}: bipolar (1-bit) activations are not supported; use a quantizer of 2 or more bits")
+        scale = self._const(node, 1, "scale")
+        x = src.value if isinstance(src, Const) else src.real()
+        q = np.where(x >= 0, 1, -1).astype(np.int64)
+        qz = self._make_quantizer(node, scale, 0, IntType(2, True), -1, 1, node.input[0])
+        self.vals[node.output[0]] = QConst(q, Quant(qz.scale, 0, qz.axis), IntType(2, True))
+
+    def _trunc(self, node) -> None:
+        """QONNX Trunc (v2: x, scale, zp, in_bits, out_scale, out_bits; v1: x, scale, zp, in_bits, out_bits).
+
+        y = round(x/scale + zp) on the input grid, then divided by 2^t (t = log2(out_scale/scale))
+        with the node's rounding mode and clamped: two requantizations, as the float op does.
+        """
+        a = _attrs(node)
+        scale = float(np.asarray(self._const(node, 1, "scale")).reshape(-1)[0])
+        zp = int(np.asarray(self._const(node, 2, "zero point")).reshape(-1)[0])
+        in_bits = int(np.asarray(self._const(node, 3, "input bit width")).reshape(-1)[0])
+        if len(node.input) >= 6:
+            out_scale = float(np.asarray(self._const(node, 4, "output scale")).reshape(-1)[0])
+            out_bits = int(np.asarray(self._const(node, 5, "output bit width")).reshape(-1)[0])
+            t = int(np.round(np.log2(out_scale / scale)))
+        else:
+            out_bits = int(np.asarray(self._const(node, 4, "output bit width")).reshape(-1)[0])
+            t = in_bits - out_bits
+            out_scale = scale * 2.0**t
+        signed = bool(a.get("signed", 1))
+        narrow = bool(a.get("narrow", 0))
+        mode = a.get("rounding_mode", b"FLOOR")
+        mode = (mode.decode() if isinstance(mode, bytes) else mode).upper()
+        rounding = {"ROUND": "half_even", "FLOOR": "floor"}.get(mode)
+        if rounding is None:
+            raise HlsgenError(f"{_label(node)}: rounding_mode {mode} is not supported; use ROUND or FLOOR")
+        if out_bits > MAX_BITS:
+            raise HlsgenError(f"{_label(node)}: {out_bits}-bit output is not supported (at most {MAX_BITS})")
+        if zp % (1 << t) if t > 0 else False:
+            raise HlsgenError(f"{_label(node)}: zero point {zp} is not divisible by the truncation 2^{t}")
+        wide = IntType(in_bits + 2, True)
+        step1 = Quantizer(np.asarray(scale), np.asarray(zp), None, wide.min, wide.max, wide, node.name or "Trunc")
+        mid_name = (node.output[0]) + ".untruncated"
+        self._apply_quantizer(node, self.vals[node.input[0]], step1, mid_name)
+        lo = (-(1 << (out_bits - 1)) + int(narrow)) if signed else 0
+        hi = ((1 << (out_bits - 1)) - 1) if signed else (1 << out_bits) - 1
+        step2 = Quantizer(np.asarray(out_scale), np.asarray(zp >> t if t > 0 else zp), None, lo, hi, IntType(out_bits, signed), node.name or "Trunc", rounding)
+        self._apply_quantizer(node, self.vals[mid_name], step2, node.output[0])
+
+    def _quantize_linear(self, node) -> None:
+        scale = self._const(node, 1, "scale")
+        zp_v = self.vals.get(node.input[2]) if len(node.input) > 2 and node.input[2] else None
+        zp = self._const(node, 2, "zero point") if zp_v is not None else np.zeros((), np.uint8)
+        zdtype = np.asarray(zp).dtype
+        if zdtype.kind not in "iu":
+            zdtype = np.dtype(np.uint8)
+        info = np.iinfo(zdtype)
+        dtype = IntType(info.bits, info.min < 0)
+        src = self.vals[node.input[0]]
+        qz = self._make_quantizer(node, scale, np.asarray(zp).astype(np.int64), dtype, int(info.min), int(info.max), node.input[0])
+        if isinstance(src, (Const, QConst)):
+            x = src.value.astype(np.float64) if isinstance(src, Const) else src.real()
+            self.vals[node.output[0]] = Const(self._quantize_const(x, qz).astype(zdtype))
+            return
+        self.vals[node.output[0]] = QLinear(src, qz, tuple(getattr(src, "shape", ())))
+
+    def _clip_qlinear(self, node) -> None:
+        ql = self.vals[node.input[0]]
+        lo = self._const(node, 1, "Clip min")
+        hi = self._const(node, 2, "Clip max")
+        qz = ql.quantizer
+        lo = qz.lo if lo is None else max(qz.lo, int(np.asarray(lo).reshape(-1)[0]))
+        hi = qz.hi if hi is None else min(qz.hi, int(np.asarray(hi).reshape(-1)[0]))
+        self.vals[node.output[0]] = QLinear(ql.source, Quantizer(qz.scale, qz.zero_point, qz.axis, lo, hi, _bits_for(lo, hi, qz.dtype), qz.node, qz.rounding), ql.shape)
+
+    def _dequantize_linear(self, node) -> None:
+        src = self.vals[node.input[0]]
+        scale = self._const(node, 1, "scale")
+        zp = self._const(node, 2, "zero point") if len(node.input) > 2 and node.input[2] else np.zeros(())
+        if isinstance(src, QLinear):
+            qz = src.quantizer
+            if not (np.allclose(np.asarray(scale, np.float64).reshape(-1), qz.scale.reshape(-1))):
+                raise HlsgenError(f"{_label(node)}: dequantizes with a scale different from its QuantizeLinear; re-export with matching scales")
+            self._apply_quantizer(node, src.source, qz, node.output[0])
+            return
+        if isinstance(src, Const) and src.value.dtype.kind in "iu":
+            data = src.value.astype(np.int64)
+            lo, hi = _declared_range(self.producer, self.vals, node.input[0], src.value.dtype)
+            dtype = _bits_for(lo, hi, IntType(np.iinfo(src.value.dtype).bits, np.iinfo(src.value.dtype).min < 0))
+            qz = self._make_quantizer(node, scale, np.asarray(zp).astype(np.int64), dtype, lo, hi, node.input[0])
+            self.vals[node.output[0]] = QConst(data, Quant(qz.scale, qz.zero_point, qz.axis), dtype)
+            return
+        raise HlsgenError(f"{_label(node)}: DequantizeLinear without a matching QuantizeLinear or integer constant is not supported")
+
+    # ---------------------------------------------------------------- linear ops
+    def _linear_pending(self, node, x: QVal, w_name: str, qc: QConst, op: str, attrs: Dict, length: int, out_shape, axis: int, bias) -> None:
+        xt = self.g.tensors[x.ir_name]
+        if qc.dtype.bits > MAX_BITS:
+            raise HlsgenError(f"{_label(node)}: {qc.dtype.bits}-bit weights are not supported (at most {MAX_BITS}); lower weight_bit_width")
+        if np.any(qc.quant.zero_point != 0):
+            raise HlsgenError(f"{_label(node)}: weights with a nonzero zero point are not supported; use a symmetric weight quantizer")
+        channels = out_shape[axis]
+        wt = self._weight_tensor(w_name, qc)
+        zx = int(xt.quant.zero_point)
+        rng = accumulator_type((xt.dtype.min - zx, xt.dtype.max - zx), qc.dtype, length)
+        sw = qc.quant.scale if qc.quant.scale.ndim == 0 else qc.quant.scale.reshape(-1)
+        b = np.zeros(()) if bias is None else np.asarray(bias, dtype=np.float64).reshape(-1)
+        if b.size not in (1, channels):
+            raise HlsgenError(f"{_label(node)}: bias has {b.size} elements for {channels} output channels")
+        self.vals[node.output[0]] = Pending(op, [x.ir_name, wt], attrs, [np.asarray(float(xt.quant.scale) * sw)], [rng],
+                                            b, np.array(-np.inf), np.array(np.inf), tuple(out_shape), axis, channels,
+                                            [node.name or node.op_type])
+
+    def _weight(self, node, idx: int) -> QConst:
+        v = self.vals[node.input[idx]]
+        if isinstance(v, QConst):
+            return v
+        if isinstance(v, Const):
+            raise HlsgenError(f"{_label(node)}: weight {node.input[idx]!r} is not quantized; use a quantized layer (QuantConv2d/QuantLinear) or add a weight quantizer")
+        raise HlsgenError(f"{_label(node)}: weight {node.input[idx]!r} is not a constant; only constant weights are supported")
+
+    def _op_Conv(self, node) -> None:
+        a = _attrs(node)
+        x = self._qval(node, 0)
+        qc = self._weight(node, 1)
+        if len(x.shape) != 4:
+            raise HlsgenError(f"{_label(node)}: only 2-D convolutions (NCHW input) are supported, input has shape {x.shape}")
+        if a.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
+            raise HlsgenError(f"{_label(node)}: auto_pad is not supported; export with explicit pads")
+        if qc.quant.axis not in (None, 0):
+            raise HlsgenError(f"{_label(node)}: weights must be quantized per output channel (axis 0) or per tensor")
+        o, cg, kh, kw = qc.shape
+        attrs = {"strides": tuple(a.get("strides", (1, 1))), "pads": tuple(a.get("pads", (0, 0, 0, 0))),
+                 "dilations": tuple(a.get("dilations", (1, 1))), "groups": int(a.get("group", 1))}
+        if x.shape[1] != cg * attrs["groups"]:
+            raise HlsgenError(f"{_label(node)}: input has {x.shape[1]} channels, weights expect {cg * attrs['groups']}")
+        bias = self._const(node, 2, "bias") if len(node.input) > 2 and node.input[2] else None
+        (out_shape,) = OPS["conv"].output_shapes(attrs, [x.shape, qc.shape])
+        self._linear_pending(node, x, node.input[1], qc, "conv", attrs, cg * kh * kw, out_shape, 1, bias)
+
+    def _op_Gemm(self, node) -> None:
+        a = _attrs(node)
+        if a.get("transA", 0):
+            raise HlsgenError(f"{_label(node)}: transA=1 is not supported")
+        x = self._qval(node, 0)
+        qc = self._weight(node, 1)
+        if not a.get("transB", 0):
+            qc = _transpose_qconst(qc, (1, 0))
+        bias = self._const(node, 2, "bias") if len(node.input) > 2 and node.input[2] else None
+        alpha, beta = float(a.get("alpha", 1.0)), float(a.get("beta", 1.0))
+        self._linear(node, x, qc, bias)
+        p = self.vals[node.output[0]]
+        p.term_scales = [s * alpha for s in p.term_scales]
+        p.bias = p.bias * beta
+
+    def _op_MatMul(self, node) -> None:
+        x = self._qval(node, 0)
+        v = self.vals[node.input[1]]
+        if not isinstance(v, (QConst, Const)):
+            raise HlsgenError(f"{_label(node)}: MatMul of two activations is not supported yet; only constant (quantized) weights")
+        qc = self._weight(node, 1)
+        if qc.data.ndim != 2:
+            raise HlsgenError(f"{_label(node)}: MatMul weights must be 2-D")
+        self._linear(node, x, _transpose_qconst(qc, (1, 0)), None)
+
+    def _linear(self, node, x: QVal, qc: QConst, bias) -> None:
+        if qc.quant.axis not in (None, 0):
+            raise HlsgenError(f"{_label(node)}: weights must be quantized per output feature or per tensor")
+        n_out, k = qc.shape
+        if x.shape[-1] != k:
+            raise HlsgenError(f"{_label(node)}: input has {x.shape[-1]} features, weights expect {k}")
+        out_shape = tuple(x.shape[:-1]) + (n_out,)
+        self._linear_pending(node, x, node.input[1], qc, "linear", {}, k, out_shape, len(out_shape) - 1, bias)
+
+    # ---------------------------------------------------------------- float-domain folding
+    def _as_pending(self, node, idx: int) -> Pending:
+        v = self.vals[node.input[idx]]
+        if isinstance(v, Pending):
+            return _copy_pending(v, node)
+        if isinstance(v, QVal):
+            return self._pending_from_qval(v, node)
+        self._not_quantized(node, idx, v)
+
+    def _pending_from_qval(self, v: QVal, node) -> Pending:
+        """An integer tensor seen as an accumulator (q - z) of scale s: for requantization."""
+        t = self.g.tensors[v.ir_name]
+        axis, channels = self._channel_axis(t.shape)
+        zin = int(t.quant.zero_point)
+        return Pending("requant", [v.ir_name], {}, [np.asarray(t.quant.scale)], [(t.dtype.min - zin, t.dtype.max - zin)],
+                       np.zeros(()), np.array(-np.inf), np.array(np.inf), t.shape, axis, channels, [node.name or node.op_type])
+
+    def _op_BatchNormalization(self, node) -> None:
+        p = self._as_pending(node, 0)
+        if p.axis != 1:
+            raise HlsgenError(f"{_label(node)}: BatchNormalization must act on axis 1 (channels)")
+        gamma, beta, mean, var = (np.asarray(self._const(node, i, n), np.float64) for i, n in ((1, "scale"), (2, "B"), (3, "mean"), (4, "var")))
+        eps = float(_attrs(node).get("epsilon", 1e-5))
+        a = gamma / np.sqrt(var + eps)
+        self.vals[node.output[0]] = p.affine(a, beta - mean * a)
+
+    def _binary_const(self, node):
+        """(index of the activation input, constant) for Add/Sub/Mul/Div with one constant."""
+        v0, v1 = (self.vals[i] for i in node.input[:2])
+        if isinstance(v1, (Const, QConst)):
+            return 0, self._const(node, 1, "operand")
+        if isinstance(v0, (Const, QConst)):
+            return 1, self._const(node, 0, "operand")
+        return None, None
+
+    def _op_Add(self, node) -> None:
+        idx, c = self._binary_const(node)
+        if idx is None:
+            return self._add_activations(node)
+        p = self._as_pending(node, idx)
+        self.vals[node.output[0]] = p.affine(1.0, self._per_channel(node, c, p.shape, p.axis))
+
+    def _op_Sub(self, node) -> None:
+        idx, c = self._binary_const(node)
+        if idx is None:
+            raise HlsgenError(f"{_label(node)}: Sub of two activations is not supported")
+        p = self._as_pending(node, idx)
+        c = self._per_channel(node, c, p.shape, p.axis)
+        self.vals[node.output[0]] = p.affine(1.0, -c) if idx == 0 else p.affine(-1.0, c)
+
+    def _op_Mul(self, node) -> None:
+        idx, c = self._binary_const(node)
+        if idx is None:
+            raise HlsgenError(f"{_label(node)}: Mul of two activations is not supported; only multiplication by a constant")
+        p = self._as_pending(node, idx)
+        self.vals[node.output[0]] = p.affine(self._per_channel(node, c, p.shape, p.axis), 0.0)
+
+    def _op_Div(self, node) -> None:
+        idx, c = self._binary_const(node)
+        if idx != 0:
+            raise HlsgenError(f"{_label(node)}: only division of an activation by a constant is supported")
+        p = self._as_pending(node, 0)
+        c = self._per_channel(node, c, p.shape, p.axis)
+        if np.any(c == 0):
+            raise HlsgenError(f"{_label(node)}: division by zero")
+        self.vals[node.output[0]] = p.affine(1.0 / c, 0.0)
+
+    def _add_activations(self, node) -> None:
+        a, b = (self._qval(node, i) for i in (0, 1))
+        ta, tb = self.g.tensors[a.ir_name], self.g.tensors[b.ir_name]
+        (shape,) = OPS["add"].output_shapes({}, [ta.shape, tb.shape])
+        axis, channels = self._channel_axis(shape)
+        za, zb = int(ta.quant.zero_point), int(tb.quant.zero_point)
+        self.vals[node.output[0]] = Pending(
+            "add", [a.ir_name, b.ir_name], {}, [np.asarray(ta.quant.scale), np.asarray(tb.quant.scale)],
+            [(ta.dtype.min - za, ta.dtype.max - za), (tb.dtype.min - zb, tb.dtype.max - zb)],
+            np.zeros(()), np.array(-np.inf), np.array(np.inf), shape, axis, channels, [node.name or node.op_type])
+
+    def _clip_bounds(self, node):
+        if node.op_type == "Relu":
+            return 0.0, np.inf
+        a = _attrs(node)
+        lo = self._const(node, 1, "Clip min") if len(node.input) > 1 and node.input[1] else a.get("min", -np.inf)
+        hi = self._const(node, 2, "Clip max") if len(node.input) > 2 and node.input[2] else a.get("max", np.inf)
+        return float(np.asarray(lo).reshape(-1)[0]), float(np.asarray(hi).reshape(-1)[0])
+
+    def _op_Relu(self, node) -> None:
+        self._op_Clip(node)
+
+    def _op_Clip(self, node) -> None:
+        lo, hi = self._clip_bounds(node)
+        v = self.vals[node.input[0]]
+        if isinstance(v, QVal):
+            t = self.g.tensors[v.ir_name]
+            s, z = float(t.quant.scale), int(t.quant.zero_point)
+            qlo, qhi = lo / s + z, hi / s + z
+            on_grid = all(not np.isfinite(q) or abs(q - round(q)) < 1e-6 for q in (qlo, qhi))
+            if on_grid:
+                ilo = t.dtype.min if not np.isfinite(qlo) else max(t.dtype.min, int(round(qlo)))
+                ihi = t.dtype.max if not np.isfinite(qhi) else min(t.dtype.max, int(round(qhi)))
+                if ilo <= t.dtype.min and ihi >= t.dtype.max:
+                    self.vals[node.output[0]] = v  # the clip cannot change any value
+                    return
+                return self._same_grid(node, v.ir_name, node.output[0], "clip", {"lo": ilo, "hi": ihi})
+        p = self._as_pending(node, 0)
+        self.vals[node.output[0]] = p.clamp(lo, hi)
+
+    # ---------------------------------------------------------------- pooling
+    def _pool_attrs(self, node, x_shape):
+        a = _attrs(node)
+        if a.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET"):
+            raise HlsgenError(f"{_label(node)}: auto_pad is not supported; export with explicit pads")
+        if len(x_shape) != 4:
+            raise HlsgenError(f"{_label(node)}: only 2-D pooling on NCHW tensors is supported")
+        k = tuple(a["kernel_shape"])
+        return {"kernel": k, "strides": tuple(a.get("strides", (1, 1))), "pads": tuple(a.get("pads", (0, 0, 0, 0))),
+                "dilations": tuple(a.get("dilations", (1, 1))), "ceil_mode": bool(a.get("ceil_mode", 0))}
+
+    def _op_MaxPool(self, node) -> None:
+        x = self._qval(node, 0)
+        if len(node.output) > 1 and node.output[1]:
+            raise HlsgenError(f"{_label(node)}: MaxPool indices output is not supported")
+        self._same_grid(node, x.ir_name, node.output[0], "maxpool", self._pool_attrs(node, x.shape))
+
+    def _avg_pending(self, node, x: QVal, attrs: Dict, window: int) -> None:
+        t = self.g.tensors[x.ir_name]
+        (shape,) = OPS["avgpool"].output_shapes(attrs, [t.shape])
+        z = int(t.quant.zero_point)
+        self.vals[node.output[0]] = Pending(
+            "avgpool", [x.ir_name], attrs, [np.asarray(float(t.quant.scale) / window)],
+            [(window * (t.dtype.min - z), window * (t.dtype.max - z))], np.zeros(()), np.array(-np.inf), np.array(np.inf),
+            shape, 1, shape[1], [node.name or node.op_type])
+
+    def _op_AveragePool(self, node) -> None:
+        x = self._qval(node, 0)
+        attrs = self._pool_attrs(node, x.shape)
+        a = _attrs(node)
+        if attrs["dilations"] != (1, 1):
+            raise HlsgenError(f"{_label(node)}: dilated average pooling is not supported")
+        if any(attrs["pads"]) and not a.get("count_include_pad", 0):
+            raise HlsgenError(f"{_label(node)}: padded AveragePool with count_include_pad=0 divides by a varying count; export with count_include_pad=1 or no padding")
+        if attrs["ceil_mode"]:
+            raise HlsgenError(f"{_label(node)}: AveragePool with ceil_mode=1 is not supported")
+        self._avg_pending(node, x, attrs, attrs["kernel"][0] * attrs["kernel"][1])
+
+    def _op_GlobalAveragePool(self, node) -> None:
+        x = self._qval(node, 0)
+        if len(x.shape) != 4:
+            raise HlsgenError(f"{_label(node)}: only NCHW input is supported")
+        self._avg_pending(node, x, {"global": True, "keepdims": True}, x.shape[2] * x.shape[3])
+
+    def _op_ReduceMean(self, node) -> None:
+        x = self._qval(node, 0)
+        a = _attrs(node)
+        axes = a.get("axes")
+        if axes is None and len(node.input) > 1 and node.input[1]:
+            axes = self._const(node, 1, "axes")
+        axes = sorted(int(i) % len(x.shape) for i in np.asarray(axes).reshape(-1)) if axes is not None else None
+        if len(x.shape) != 4 or axes != [2, 3]:
+            raise HlsgenError(f"{_label(node)}: ReduceMean is supported over the spatial axes (2, 3) of NCHW tensors only, got axes {axes}")
+        keep = bool(a.get("keepdims", 1))
+        self._avg_pending(node, x, {"global": True, "keepdims": keep}, x.shape[2] * x.shape[3])
+
+    # ---------------------------------------------------------------- data movement
+    def _op_Identity(self, node) -> None:
+        self.vals[node.output[0]] = self.vals[node.input[0]]
+
+    def _op_Dropout(self, node) -> None:
+        self.vals[node.output[0]] = self.vals[node.input[0]]
+
+    def _reshape_to(self, node, shape) -> None:
+        v = self.vals[node.input[0]]
+        if isinstance(v, QConst):
+            if v.quant.axis is not None:
+                raise HlsgenError(f"{_label(node)}: reshaping per-channel quantized weights is not supported")
+            self.vals[node.output[0]] = QConst(v.data.reshape(shape), v.quant, v.dtype)
+            return
+        x = self._qval(node, 0)
+        if tuple(shape) == tuple(x.shape):
+            self.vals[node.output[0]] = x
+            return
+        self._same_grid(node, x.ir_name, node.output[0], "reshape", {"shape": tuple(int(s) for s in shape)})
+
+    def _op_Reshape(self, node) -> None:
+        v = self.vals[node.input[0]]
+        target = [int(s) for s in np.asarray(self._const(node, 1, "shape")).reshape(-1)]
+        allowzero = _attrs(node).get("allowzero", 0)
+        shape = list(v.shape)
+        out = [shape[i] if (s == 0 and not allowzero) else s for i, s in enumerate(target)]
+        if -1 in out:
+            known = int(np.prod([s for s in out if s != -1]))
+            out[out.index(-1)] = int(np.prod(shape)) // max(known, 1)
+        if int(np.prod(out)) != int(np.prod(shape)):
+            raise HlsgenError(f"{_label(node)}: cannot reshape {tuple(shape)} to {tuple(target)}")
+        self._reshape_to(node, out)
+
+    def _op_Flatten(self, node) -> None:
+        shape = list(self.vals[node.input[0]].shape)
+        axis = _attrs(node).get("axis", 1) % (len(shape) + 1) if shape else 0
+        self._reshape_to(node, [int(np.prod(shape[:axis])), int(np.prod(shape[axis:]))])
+
+    def _axes(self, node):
+        a = _attrs(node)
+        if "axes" in a:
+            return [int(i) for i in a["axes"]]
+        if len(node.input) > 1 and node.input[1]:
+            return [int(i) for i in np.asarray(self._const(node, 1, "axes")).reshape(-1)]
+        return None
+
+    def _op_Squeeze(self, node) -> None:
+        shape = list(self.vals[node.input[0]].shape)
+        axes = self._axes(node)
+        axes = [i for i, d in enumerate(shape) if d == 1] if axes is None else [i % len(shape) for i in axes]
+        self._reshape_to(node, [d for i, d in enumerate(shape) if i not in axes])
+
+    def _op_Unsqueeze(self, node) -> None:
+        shape = list(self.vals[node.input[0]].shape)
+        axes = sorted(i % (len(shape) + len(self._axes(node))) for i in self._axes(node))
+        for ax in axes:
+            shape.insert(ax, 1)
+        self._reshape_to(node, shape)
+
+    def _op_Transpose(self, node) -> None:
+        v = self.vals[node.input[0]]
+        perm = _attrs(node).get("perm") or list(reversed(range(len(v.shape))))
+        perm = tuple(int(p) for p in perm)
+        if isinstance(v, QConst):
+            self.vals[node.output[0]] = _transpose_qconst(v, perm)
+            return
+        x = self._qval(node, 0)
+        self._same_grid(node, x.ir_name, node.output[0], "transpose", {"perm": perm})
+
+    def _op_Concat(self, node) -> None:
+        xs = [self._qval(node, i) for i in range(len(node.input))]
+        ts = [self.g.tensors[x.ir_name] for x in xs]
+        for t in ts[1:]:
+            if not t.quant.same_as(ts[0].quant):
+                raise HlsgenError(f"{_label(node)}: inputs have different quantization scales; share one activation quantizer across the concatenated tensors")
+        axis = _attrs(node)["axis"] % len(ts[0].shape)
+        dtype = IntType.for_range(min(t.dtype.min for t in ts), max(t.dtype.max for t in ts))
+        (out,) = self._emit([node.name or "Concat"], "concat", [x.ir_name for x in xs], {"axis": axis}, [(node.output[0], dtype, ts[0].quant)])
+        self.vals[node.output[0]] = QVal(out, self.g.tensors[out].shape)
+
+    def _op_Split(self, node) -> None:
+        x = self._qval(node, 0)
+        t = self.g.tensors[x.ir_name]
+        a = _attrs(node)
+        axis = a.get("axis", 0) % len(t.shape)
+        sizes = a.get("split")
+        if sizes is None and len(node.input) > 1 and node.input[1]:
+            sizes = self._const(node, 1, "split")
+        n = len(node.output)
+        if sizes is None:
+            total = t.shape[axis]
+            step = -(-total // n)
+            sizes = [min(step, total - i * step) for i in range(n)]
+        sizes = [int(s) for s in np.asarray(sizes).reshape(-1)]
+        outs = self._emit([node.name or "Split"], "split", [x.ir_name], {"axis": axis, "sizes": tuple(sizes)},
+                          [(o, t.dtype, t.quant) for o in node.output])
+        for o, ir in zip(node.output, outs):
+            self.vals[o] = QVal(ir, self.g.tensors[ir].shape)
+
+    def _op_Slice(self, node) -> None:
+        x = self._qval(node, 0)
+        shape = self.g.tensors[x.ir_name].shape
+        starts = np.asarray(self._const(node, 1, "starts")).reshape(-1)
+        ends = np.asarray(self._const(node, 2, "ends")).reshape(-1)
+        axes = np.asarray(self._const(node, 3, "axes")).reshape(-1) if len(node.input) > 3 and node.input[3] else np.arange(len(starts))
+        steps = np.asarray(self._const(node, 4, "steps")).reshape(-1) if len(node.input) > 4 and node.input[4] else np.ones(len(starts), np.int64)
+        slices = [(0, d, 1) for d in shape]
+        for s, e, ax, st in zip(starts, ends, axes, steps):
+            ax = int(ax) % len(shape)
+            s, e, st = int(max(min(s, 2**62), -(2**62))), int(max(min(e, 2**62), -(2**62))), int(st)
+            slices[ax] = slice(s, e, st).indices(shape[ax])
+        if any(st < 0 for _, _, st in slices):
+            raise HlsgenError(f"{_label(node)}: negative Slice steps are not supported")
+        self._same_grid(node, x.ir_name, node.output[0], "slice", {"slices": tuple(tuple(int(v) for v in s) for s in slices)})
+
+    def _op_Resize(self, node) -> None:
+        x = self._qval(node, 0)
+        a = _attrs(node)
+        mode = a.get("mode", b"nearest")
+        mode = mode.decode() if isinstance(mode, bytes) else mode
+        if mode != "nearest":
+            raise HlsgenError(f"{_label(node)}: Resize mode {mode!r} is not supported; use nearest upsampling")
+        ctm = a.get("coordinate_transformation_mode", b"half_pixel")
+        ctm = ctm.decode() if isinstance(ctm, bytes) else ctm
+        nm = a.get("nearest_mode", b"round_prefer_floor")
+        nm = nm.decode() if isinstance(nm, bytes) else nm
+        shape = self.g.tensors[x.ir_name].shape
+        scales = sizes = None
+        if node.op_type == "Upsample":
+            scales = self._const(node, 1, "scales")
+        else:
+            if len(node.input) > 2 and node.input[2] and np.asarray(self.vals[node.input[2]].value).size:
+                scales = self._const(node, 2, "scales")
+            if len(node.input) > 3 and node.input[3]:
+                sizes = self._const(node, 3, "sizes")
+        if sizes is not None and np.asarray(sizes).size:
+            sizes = np.asarray(sizes).reshape(-1)
+            if any(s % d for s, d in zip(sizes, shape)):
+                raise HlsgenError(f"{_label(node)}: sizes {tuple(sizes)} are not integer multiples of {shape}")
+            factors = tuple(int(s // d) for s, d in zip(sizes, shape))
+        else:
+            scales = np.asarray(scales, np.float64).reshape(-1)
+            if np.any(scales != np.round(scales)) or np.any(scales < 1):
+                raise HlsgenError(f"{_label(node)}: only integer upsampling factors are supported, got {tuple(scales)}")
+            factors = tuple(int(s) for s in scales)
+        ok = ctm in ("asymmetric", "half_pixel", "pytorch_half_pixel", "tf_half_pixel_for_nn") and nm in ("floor", "round_prefer_floor")
+        if ctm == "asymmetric" and nm == "round_prefer_floor" and max(factors) > 2:
+            ok = False
+        if not ok:
+            raise HlsgenError(f"{_label(node)}: nearest Resize with coordinate_transformation_mode={ctm} and nearest_mode={nm} is not pixel repetition; export with mode='nearest' (PyTorch Upsample)")
+        self._same_grid(node, x.ir_name, node.output[0], "resize", {"factors": factors})
+
+    _op_Upsample = _op_Resize
+
+    # ---------------------------------------------------------------- outputs and patterns
+    def _graph_output(self, name: str) -> str:
+        v = self.vals.get(name)
+        if isinstance(v, QVal):
+            return v.ir_name
+        if isinstance(v, Pending):
+            return self._accumulator_output(v, name)
+        raise HlsgenError(f"graph output {name!r} is not computed from a quantized activation; end the model with a quantized layer")
+
+    def _accumulator_output(self, p: Pending, name: str) -> str:
+        """An unquantized final layer (e.g. a classifier without output quantizer): emit its
+        accumulator plus bias, exactly, on the grid of the accumulator's own scale."""
+        if len(p.term_scales) != 1:
+            raise HlsgenError(f"graph output {name!r} adds unquantized values of different scales; put an output quantizer at the end")
+        s = np.broadcast_to(np.asarray(p.term_scales[0], np.float64), (p.channels,)).copy()
+        if np.any(s <= 0):
+            raise HlsgenError(f"graph output {name!r} has a non-positive scale; put an output quantizer at the end")
+        bias_q = np.rint(np.broadcast_to(p.bias, (p.channels,)) / s)
+        lo = int(p.term_ranges[0][0] + min(0, bias_q.min()))
+        hi = int(p.term_ranges[0][1] + max(0, bias_q.max()))
+        dtype = IntType.for_range(lo, hi)
+        rq = make_requant([np.ones(p.channels)], p.term_ranges, bias_q, 1.0, 0, dtype.min, dtype.max,
+                          p.lo / s, p.hi / s, p.channels, p.axis)
+        attrs = dict(p.attrs)
+        attrs["requant"] = rq
+        quant = Quant(s if p.channels > 1 and not np.all(s == s[0]) else np.asarray(s[0]), 0, p.axis if not np.all(s == s[0]) else None)
+        (out,) = self._emit(p.source, p.op, p.inputs, attrs, [(name, dtype, quant)])
+        return out
+
+    def _fuse_channel_shuffle(self) -> None:
+        g = self.g
+        changed = True
+        while changed:
+            changed = False
+            for r1 in list(g.tasks):
+                if r1.op != "reshape":
+                    continue
+                a = g.tensors[r1.inputs[0]]
+                mid = g.tensors[r1.outputs[0]]
+                if len(a.shape) != 4 or len(mid.shape) != 5 or mid.shape[0] != a.shape[0] or mid.shape[1] * mid.shape[2] != a.shape[1] or tuple(mid.shape[3:]) != tuple(a.shape[2:]):
+                    continue
+                cons = g.consumers(mid.name)
+                if len(cons) != 1 or cons[0].op != "transpose" or tuple(cons[0].attrs["perm"]) != (0, 2, 1, 3, 4) or mid.name in g.outputs:
+                    continue
+                tr = cons[0]
+                cons2 = g.consumers(tr.outputs[0])
+                if len(cons2) != 1 or cons2[0].op != "reshape" or tuple(g.tensors[cons2[0].outputs[0]].shape) != tuple(a.shape) or tr.outputs[0] in g.outputs:
+                    continue
+                r2 = cons2[0]
+                fused = Task(r2.name, "channel_shuffle", [a.name], list(r2.outputs), {"groups": int(mid.shape[1])}, r1.source + tr.source + r2.source)
+                i = g.tasks.index(r1)
+                g.tasks = [t for t in g.tasks if t not in (r1, tr, r2)]
+                g.tasks.insert(i, fused)
+                del g.tensors[mid.name]
+                del g.tensors[tr.outputs[0]]
+                changed = True
+                break
+
+
+def _bits_for(lo: int, hi: int, fallback: IntType) -> IntType:
+    t = IntType.for_range(lo, hi)
+    if t.signed and lo == -hi:  # narrow signed range [-(2^(b-1)-1), 2^(b-1)-1]
+        return IntType(t.bits, True)
+    return t if t.bits <= fallback.bits else fallback
+
+
+def _declared_range(producer, vals, name, np_dtype):
+    """Integer range of a QCDQ weight: from the Clip that narrows it, else its storage type."""
+    info = np.iinfo(np_dtype)
+    node = producer.get(name)
+    if node is not None and node.op_type == "Clip" and len(node.input) >= 3:
+        lo_v, hi_v = vals.get(node.input[1]), vals.get(node.input[2])
+        if isinstance(lo_v, Const) and isinstance(hi_v, Const):
+            return int(np.asarray(lo_v.value).reshape(-1)[0]), int(np.asarray(hi_v.value).reshape(-1)[0])
+    return int(info.min), int(info.max)
+
+
+def _transpose_qconst(qc: QConst, perm) -> QConst:
+    axis = None if qc.quant.axis is None else list(perm).index(qc.quant.axis)
+    return QConst(np.ascontiguousarray(np.transpose(qc.data, perm)), Quant(qc.quant.scale, qc.quant.zero_point, axis), qc.dtype)
+
+
+def _copy_pending(p: Pending, node) -> Pending:
+    return Pending(p.op, list(p.inputs), dict(p.attrs), [np.array(s) for s in p.term_scales], list(p.term_ranges),
+                   np.array(p.bias), np.array(p.lo), np.array(p.hi), p.shape, p.axis, p.channels,
+                   p.source + [node.name or node.op_type])
+
+
+def lower(model: onnx.ModelProto, input_shapes: Optional[Dict[str, tuple]] = None) -> Graph:
+    return Lowering(model, input_shapes).run()

@@ -1,0 +1,119 @@
+"""What a float ONNX tensor is, seen from the integer world, while the frontend walks the graph.
+
+Every ONNX tensor name maps to one of these:
+  Const      a float or integer constant (initializers, Constant nodes, folded subgraphs)
+  QConst     an integer constant on a quantization grid (quantized weights and biases)
+  FloatIn    a graph input before its quantizer
+  QVal       an IR integer tensor: the float tensor equals quant.dequantize(IR tensor) exactly
+  Pending    a wide accumulator with a real-valued affine map and clamp still to apply; it
+             becomes an IR task when a quantizer (or a graph output) consumes it
+  QLinear    the integer result of QuantizeLinear (and Clip), before DequantizeLinear
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ..ir import IntType, Quant
+
+
+@dataclass
+class Const:
+    value: np.ndarray
+
+    @property
+    def shape(self):
+        return tuple(self.value.shape)
+
+
+@dataclass
+class QConst:
+    data: np.ndarray  # int64
+    quant: Quant
+    dtype: IntType
+
+    @property
+    def shape(self):
+        return tuple(self.data.shape)
+
+    def real(self) -> np.ndarray:
+        return self.quant.dequantize(self.data)
+
+
+@dataclass
+class FloatIn:
+    name: str
+    shape: Tuple[int, ...]
+
+
+@dataclass
+class QVal:
+    ir_name: str
+    shape: Tuple[int, ...]
+
+
+@dataclass
+class Quantizer:
+    """A quantizer from a Quant node or a QuantizeLinear[-Clip]-DequantizeLinear chain."""
+
+    scale: np.ndarray  # 0-d or per channel
+    zero_point: np.ndarray
+    axis: Optional[int]
+    lo: int  # integer clamp bounds (narrow range, Clip)
+    hi: int
+    dtype: IntType
+    node: str  # ONNX node name, for messages
+    rounding: str = "half_even"
+
+
+@dataclass
+class QLinear:
+    """QuantizeLinear output: integers of `source` quantized by `quantizer` (Clip may narrow)."""
+
+    source: object
+    quantizer: Quantizer
+    shape: Tuple[int, ...]
+
+
+@dataclass
+class Pending:
+    """real = clamp(sum_i acc_i * term_scales[i] + bias, lo, hi), per channel along `axis`.
+
+    `op`, `inputs`, `attrs` describe the IR task that computes the accumulators;
+    `term_ranges` are the exact integer bounds of each accumulator.
+    """
+
+    op: str
+    inputs: List[str]
+    attrs: Dict
+    term_scales: List[np.ndarray]
+    term_ranges: List[Tuple[int, int]]
+    bias: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    shape: Tuple[int, ...]
+    axis: int
+    channels: int
+    source: List[str] = field(default_factory=list)
+
+    def affine(self, a: np.ndarray, b: np.ndarray) -> "Pending":
+        """Apply v -> a*v + b (a, b per channel or scalar) in place."""
+        a = np.broadcast_to(np.asarray(a, dtype=np.float64), (self.channels,)).copy()
+        b = np.broadcast_to(np.asarray(b, dtype=np.float64), (self.channels,)).copy()
+        self.term_scales = [np.broadcast_to(s, (self.channels,)) * a for s in self.term_scales]
+        self.bias = np.broadcast_to(self.bias, (self.channels,)) * a + b
+        with np.errstate(invalid="ignore"):
+            lo = np.where(a >= 0, self.lo * a + b, self.hi * a + b)
+            hi = np.where(a >= 0, self.hi * a + b, self.lo * a + b)
+        zero = a == 0
+        lo[zero] = -np.inf
+        hi[zero] = np.inf
+        self.lo, self.hi = lo, hi
+        return self
+
+    def clamp(self, lo, hi) -> "Pending":
+        self.lo = np.maximum(self.lo, lo)
+        self.hi = np.minimum(self.hi, hi)
+        return self

@@ -1,0 +1,62 @@
+"""Elementwise integer ops.
+
+add:     q = requant(sum_i (x_i - z_i) * M_i)        Add of differently scaled inputs
+requant: q = requant((x - z) * M + B)                Mul/Add by constants, standalone BN,
+                                                     change of quantizer, Trunc
+clip:    q = clip(x, lo, hi)                         Relu/Clip whose bounds lie on the grid
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..numerics import apply_requant
+from .base import OpKind, register, zero_point
+
+
+def _broadcast_shape(shapes):
+    return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+
+
+@register
+class Add(OpKind):
+    name = "add"
+
+    @staticmethod
+    def output_shapes(attrs, input_shapes):
+        return [_broadcast_shape(input_shapes)]
+
+    @staticmethod
+    def golden(task, graph, inputs):
+        out_shape = graph.tensors[task.outputs[0]].shape
+        terms = [np.broadcast_to(x.astype(np.int64) - zero_point(graph, n), out_shape) for x, n in zip(inputs, task.inputs)]
+        return [apply_requant(terms, task.attrs["requant"])]
+
+    @staticmethod
+    def macs(task, graph):
+        return 0
+
+
+@register
+class RequantOp(OpKind):
+    name = "requant"
+
+    @staticmethod
+    def output_shapes(attrs, input_shapes):
+        return [tuple(input_shapes[0])]
+
+    @staticmethod
+    def golden(task, graph, inputs):
+        return [apply_requant([inputs[0].astype(np.int64) - zero_point(graph, task.inputs[0])], task.attrs["requant"])]
+
+
+@register
+class Clip(OpKind):
+    name = "clip"
+
+    @staticmethod
+    def output_shapes(attrs, input_shapes):
+        return [tuple(input_shapes[0])]
+
+    @staticmethod
+    def golden(task, graph, inputs):
+        return [np.clip(inputs[0], task.attrs["lo"], task.attrs["hi"]).astype(np.int64)]

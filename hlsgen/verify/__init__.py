@@ -1,0 +1,1 @@
+"""Verification: float reference execution and golden comparisons (csim/cocotb runners later)."""

@@ -1,0 +1,1 @@
+"""Brevitas model builders (optional extra `hlsgen[zoo]`: needs torch and brevitas)."""
