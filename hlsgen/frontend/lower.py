@@ -67,10 +67,17 @@ class Lowering:
         for node in self._toposort(g.node):
             self._visit(node)
         for out in g.output:
+            if isinstance(self.vals.get(out.name), (Const, QConst)):
+                # Brevitas exports a returned QuantTensor's scale/zero point/bit width as
+                # extra outputs: metadata, not data the accelerator computes.
+                self.g.constant_outputs.append(out.name)
+                continue
             self.g.outputs.append(self._graph_output(out.name))
+        if not self.g.outputs:
+            raise HlsgenError("the model has no output computed from its inputs; nothing to compile")
         self.g.prune()
         self._fuse_channel_shuffle()
-        self.g.input_quantizers = self.input_quantizers  # type: ignore[attr-defined]
+        self.g.input_quantizers = self.input_quantizers
         unused = [n for n in self.g.inputs if n not in self.g.tensors]
         self.g.inputs = [n for n in self.g.inputs if n not in unused]
         return self.g

@@ -56,8 +56,12 @@ class Graph:
     tasks: List[Task] = field(default_factory=list)
     inputs: List[str] = field(default_factory=list)
     outputs: List[str] = field(default_factory=list)
-    # float input name -> (IR input tensor name): how a float input is quantized on entry
     name: str = "model"
+    # IR input name -> {"onnx_input", "lo", "hi", "node"}: how the float input is quantized
+    # on entry (scale and zero point are the input tensor's quant)
+    input_quantizers: Dict[str, Dict] = field(default_factory=dict)
+    # ONNX outputs that are constants (e.g. a QuantTensor's scale exported by Brevitas)
+    constant_outputs: List[str] = field(default_factory=list)
 
     def add_tensor(self, t: Tensor) -> Tensor:
         if t.name in self.tensors:

@@ -20,9 +20,23 @@ def _is_standard(model: onnx.ModelProto) -> bool:
 
 def run_float(model: onnx.ModelProto, feeds: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
     feeds = {k: np.asarray(v, dtype=np.float32) for k, v in feeds.items()}
+    model = _with_input_shapes(model, feeds)
     if _is_standard(model):
         return _run_onnxruntime(model, feeds)
     return _run_qonnx(model, feeds)
+
+
+def _with_input_shapes(model: onnx.ModelProto, feeds) -> onnx.ModelProto:
+    """Fix dynamic input dimensions to the shapes actually fed (see `--shape`)."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    for inp in m.graph.input:
+        if inp.name in feeds:
+            dims = inp.type.tensor_type.shape.dim
+            for d, size in zip(dims, feeds[inp.name].shape):
+                d.Clear()
+                d.dim_value = int(size)
+    return m
 
 
 def _run_onnxruntime(model: onnx.ModelProto, feeds):
