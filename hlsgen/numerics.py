@@ -125,7 +125,8 @@ def round_shift(p: np.ndarray, shift, rounding: str) -> np.ndarray:
 
     Works on int64 and on object (Python int) arrays; `>>` is an arithmetic shift (floor).
     """
-    shift = np.asarray(shift)
+    p = np.asarray(p)
+    shift = np.asarray(shift).astype(object if p.dtype == object else np.int64)
     floor = p >> shift
     if rounding == "floor":
         return floor

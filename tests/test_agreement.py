@@ -7,7 +7,7 @@ import pytest
 from hlsgen import pipeline
 from hlsgen.zoo.testnets import NETS
 
-FOUNDATION_NETS = ["conv_bn_relu", "depthwise_s2", "pointwise", "maxpool", "residual", "gap_linear", "mlp_w4", "mlp_w8", "demo_cnn"]
+FOUNDATION_NETS = ["conv_bn_relu", "depthwise_s2", "pointwise", "maxpool", "residual", "gap_linear", "mlp_w4", "mlp_w8", "demo_cnn", "shuffle_block"]
 EXPORTS = [("qonnx", False), ("qcdq", False),
            pytest.param("qonnx", True, marks=pytest.mark.slow), pytest.param("qcdq", True, marks=pytest.mark.slow)]
 
@@ -71,3 +71,29 @@ def test_lowered_structure(exported):
     assert stem_w.dtype.bits == 8 and stem_w.quant.per_channel
     dw_w = g.tensors[convs[1].inputs[1]]
     assert dw_w.dtype.bits == 4 and dw_w.data.min() >= -7 and dw_w.data.max() <= 7
+
+
+def test_export_opsets(exported):
+    """TorchScript QCDQ exports at opset 13, dynamo at 18, QONNX TorchScript at 20."""
+    import onnx
+
+    def opset(p):
+        return next(o.version for o in onnx.load(p).opset_import if o.domain in ("", "ai.onnx"))
+
+    assert opset(exported("conv_bn_relu", "qcdq")) == 13
+    assert opset(exported("conv_bn_relu", "qonnx")) >= 19
+
+
+@pytest.mark.parametrize("version", [19, 21, 22])
+def test_higher_opsets(exported, tmp_path, version):
+    import onnx
+
+    m = onnx.load(exported("demo_cnn", "qcdq"))
+    for o in m.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            o.version = version
+    m.ir_version = 10
+    p = tmp_path / f"opset{version}.onnx"
+    onnx.save(m, p)
+    _, rep = _compare(p)
+    assert rep["exact_fraction"] >= 0.99 and rep["max_abs_lsb"] <= 1

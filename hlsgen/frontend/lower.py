@@ -77,6 +77,7 @@ class Lowering:
             raise HlsgenError("the model has no output computed from its inputs; nothing to compile")
         self.g.prune()
         self._fuse_channel_shuffle()
+        self._collapse_reshapes()
         self.g.input_quantizers = self.input_quantizers
         unused = [n for n in self.g.inputs if n not in self.g.tensors]
         self.g.inputs = [n for n in self.g.inputs if n not in unused]
@@ -912,6 +913,26 @@ class Lowering:
                 del g.tensors[tr.outputs[0]]
                 changed = True
                 break
+
+
+    def _collapse_reshapes(self) -> None:
+        """reshape(reshape(x)) -> reshape(x); a reshape to x's own shape disappears."""
+        g = self.g
+        for task in list(g.tasks):
+            if task.op != "reshape":
+                continue
+            src = g.producer(task.inputs[0])
+            if src is not None and src.op == "reshape" and len(g.consumers(src.outputs[0])) == 1 and src.outputs[0] not in g.outputs:
+                task.inputs = list(src.inputs)
+                task.source = src.source + task.source
+                g.tasks.remove(src)
+                del g.tensors[src.outputs[0]]
+            out, inp = task.outputs[0], task.inputs[0]
+            if tuple(g.tensors[out].shape) == tuple(g.tensors[inp].shape) and out not in g.outputs:
+                for t in g.consumers(out):
+                    t.inputs = [inp if i == out else i for i in t.inputs]
+                g.tasks.remove(task)
+                del g.tensors[out]
 
 
 def _bits_for(lo: int, hi: int, fallback: IntType) -> IntType:

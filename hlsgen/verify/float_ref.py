@@ -5,6 +5,7 @@ onnxruntime with every intermediate exposed as an output.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Dict
 
 import numpy as np
@@ -80,8 +81,10 @@ def _run_qonnx(model: onnx.ModelProto, feeds):
     try:
         from qonnx.transformation.infer_shapes import InferShapes
 
-        wrapper = ModelWrapper(m).transform(InferShapes())
-        ctx = execute_onnx(wrapper, feeds, return_full_exec_context=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # qonnx warns about shapes it could not infer
+            wrapper = ModelWrapper(m).transform(InferShapes())
+            ctx = execute_onnx(wrapper, feeds, return_full_exec_context=True)
     except Exception as exc:
         raise HlsgenError(f"qonnx cannot execute the float model ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
     return {k: np.asarray(v) for k, v in ctx.items() if v is not None}

@@ -208,6 +208,43 @@ def demo_cnn():
     return Net()
 
 
+@_register("shuffle_block", (1, 8, 8, 8))
+def shuffle_block():
+    """A ShuffleNetV2 unit and friends: Split, branch (1x1, dw3x3, 1x1), Concat with a shared
+    quantizer, channel shuffle (view-transpose-view), nearest 2x upsample, Slice, and
+    Brevitas' TruncAvgPool2d (QONNX Trunc)."""
+    torch, nn, qnn, WPC, WPT, A8, U8 = _imports()
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp = qnn.QuantIdentity(act_quant=U8, return_quant_tensor=False)
+            self.pw1 = _conv(qnn, WPC, 4, 4, 1, bits=4)
+            self.bn1 = nn.BatchNorm2d(4)
+            self.r1 = qnn.QuantReLU(act_quant=U8, return_quant_tensor=False)
+            self.dw = _conv(qnn, WPC, 4, 4, 3, groups=4, bits=4)
+            self.bn2 = nn.BatchNorm2d(4)
+            self.q2 = qnn.QuantIdentity(act_quant=A8, return_quant_tensor=False)
+            self.pw2 = _conv(qnn, WPC, 4, 4, 1, bits=4)
+            self.bn3 = nn.BatchNorm2d(4)
+            self.shared = qnn.QuantReLU(act_quant=U8, return_quant_tensor=False)
+            self.qpool = qnn.QuantIdentity(act_quant=U8, return_quant_tensor=True)
+            self.up = nn.Upsample(scale_factor=2, mode="nearest")
+            self.pool = qnn.TruncAvgPool2d(kernel_size=2, stride=2, bit_width=8, return_quant_tensor=True)
+            self.out = qnn.QuantIdentity(act_quant=U8, return_quant_tensor=False)
+
+        def forward(self, x):
+            x = self.inp(x)
+            a, b = x.chunk(2, dim=1)
+            b = self.pw2(self.q2(self.bn2(self.dw(self.r1(self.bn1(self.pw1(b)))))))
+            y = torch.cat([self.shared(a), self.shared(self.bn3(b))], dim=1)
+            n, c, h, w = y.shape
+            y = y.view(n, 2, c // 2, h, w).transpose(1, 2).contiguous().view(n, c, h, w)
+            y = self.up(y)[:, :, 2:, :]
+            return self.out(self.pool(self.qpool(y)))
+    return Net()
+
+
 def build(name: str, seed: int = 0):
     """Instantiate a test net with seeded weights and calibrated activation quantizers."""
     import torch
