@@ -97,3 +97,18 @@ def test_higher_opsets(exported, tmp_path, version):
     onnx.save(m, p)
     _, rep = _compare(p)
     assert rep["exact_fraction"] >= 0.99 and rep["max_abs_lsb"] <= 1
+
+
+def test_compare_detects_a_one_lsb_error(exported):
+    """Negative control: shift one task's bias by exactly one output LSB; the comparison must
+    see it in that layer (layer by layer) and the golden output must change."""
+    path = exported("demo_cnn")
+    g = pipeline.load(path)
+    task = next(t for t in g.tasks if t.op == "conv")
+    rq = task.attrs["requant"]
+    rq.bias = rq.bias + (np.int64(1) << np.asarray(rq.shift, dtype=np.int64))
+    floats = pipeline.float_inputs(g, [], 0)
+    rep = pipeline.compare(g, path, floats, pipeline.quantize_inputs(g, floats))
+    row = next(r for r in rep["tensors"] if r["task"] == task.name)
+    assert row["layer_by_layer"]["exact_fraction"] < 0.9
+    assert row["layer_by_layer"]["max_abs_lsb"] == 1
