@@ -27,8 +27,10 @@ def test_agreement_with_float_model(exported, name, fmt, dynamo):
     assert rep["exact_fraction"] >= 0.99, rep["outputs"]
     assert rep["max_abs_lsb"] <= 1, rep["outputs"]
     compared = {r["name"] for r in rep["tensors"]}
-    # every activation the IR computes has a float counterpart that was compared
-    produced = {o for t in g.tasks for o in t.outputs}
+    # every activation the IR computes for an ONNX tensor was compared (Trunc's internal
+    # intermediate has no ONNX counterpart)
+    produced = {o for t in g.tasks for o in t.outputs if g.tensors[o].origin is not None}
+    assert len(produced) >= len(g.tasks) - 1
     assert produced <= compared, produced - compared
     for r in rep["tensors"]:
         assert r["layer_by_layer"]["exact_fraction"] >= 0.999, r
@@ -36,7 +38,9 @@ def test_agreement_with_float_model(exported, name, fmt, dynamo):
         assert r["end_to_end"]["max_abs_lsb"] <= 1, r
 
 
-@pytest.mark.parametrize("name", FOUNDATION_NETS)
+# Brevitas exports TruncAvgPool2d as a Trunc node in QONNX but as a plain requantization in
+# QCDQ: two different float models, so shuffle_block is left out of this cross-check.
+@pytest.mark.parametrize("name", [n for n in FOUNDATION_NETS if n != "shuffle_block"])
 def test_formats_lower_to_the_same_integers(exported, name):
     """QONNX and QCDQ exports of one network must give the same golden outputs bit for bit."""
     outs = []

@@ -409,6 +409,7 @@ class Lowering:
         step1 = Quantizer(np.asarray(scale), np.asarray(zp), None, wide.min, wide.max, wide, node.name or "Trunc")
         mid_name = (node.output[0]) + ".untruncated"
         self._apply_quantizer(node, self.vals[node.input[0]], step1, mid_name)
+        self.g.tensors[self.vals[mid_name].ir_name].origin = None  # internal: no ONNX tensor holds it
         lo = (-(1 << (out_bits - 1)) + int(narrow)) if signed else 0
         hi = ((1 << (out_bits - 1)) - 1) if signed else (1 << out_bits) - 1
         step2 = Quantizer(np.asarray(out_scale), np.asarray(zp >> t if t > 0 else zp), None, lo, hi, IntType(out_bits, signed), node.name or "Trunc", rounding)

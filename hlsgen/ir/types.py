@@ -42,7 +42,7 @@ class IntType:
         if lo >= 0:
             return IntType(max(1, hi.bit_length()), False)
         # signed: need -(2^(b-1)) <= lo and hi <= 2^(b-1)-1
-        bits = max((-lo - 1).bit_length(), hi.bit_length()) + 1
+        bits = max((-lo - 1).bit_length(), max(hi, 0).bit_length()) + 1
         return IntType(bits, True)
 
 
