@@ -144,3 +144,20 @@ def test_help_on_every_subcommand():
     for cmd in ([], ["inspect"], ["run"]):
         r = run_cli(*cmd, "--help")
         assert r.returncode == 0 and "usage:" in r.stdout
+
+
+def test_hostile_names_are_displayed_escaped(tmp_path):
+    """Node and tensor names from the ONNX file are data: a newline or $(...) in them must not
+    break the table (one line per task) and is shown escaped."""
+    m = relu_net(input_name='x"; $(touch pwned)\n#include <x>', node_name="act\nline2 $(id)")
+    p = tmp_path / "hostile.onnx"
+    onnx.save(m, p)
+    r = run_cli("inspect", p, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    body = [line for line in r.stdout.splitlines() if line[:3].strip().isdigit()]
+    assert len(body) == 1  # conv + relu + quant fused into one task, on one line
+    assert "\\n" in r.stdout and "inputs: x\"; $(touch pwned)\\n#include <x>" in r.stdout
+    assert not (tmp_path / "pwned").exists()
+    j = run_cli("run", p, "--compare", "--json", cwd=tmp_path)
+    assert j.returncode == 0, j.stderr
+    assert json.loads(j.stdout)["max_abs_lsb"] <= 1
