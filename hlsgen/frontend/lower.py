@@ -49,7 +49,6 @@ class Lowering:
         self.vals: Dict[str, object] = {}
         self.producer: Dict[str, onnx.NodeProto] = {}
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 13)
-        self.input_quantizers: Dict[str, dict] = {}
         self._task_names: set = set()
 
     # ---------------------------------------------------------------- entry point
@@ -78,7 +77,6 @@ class Lowering:
         self.g.prune()
         self._fuse_channel_shuffle()
         self._collapse_reshapes()
-        self.g.input_quantizers = self.input_quantizers
         unused = [n for n in self.g.inputs if n not in self.g.tensors]
         self.g.inputs = [n for n in self.g.inputs if n not in unused]
         return self.g
@@ -329,7 +327,7 @@ class Lowering:
         if isinstance(src, FloatIn):
             name = self._add_tensor(src.name, src.shape, qz.dtype, quant, origin=out_name)
             self.g.inputs.append(name)
-            self.input_quantizers[name] = {"onnx_input": src.name, "lo": qz.lo, "hi": qz.hi, "node": qz.node}
+            self.g.input_quantizers[name] = {"onnx_input": src.name, "lo": qz.lo, "hi": qz.hi, "node": qz.node}
             self.vals[out_name] = QVal(name, src.shape)
             return
         if isinstance(src, QVal):
