@@ -63,8 +63,7 @@ def cmd_run(a) -> int:
     ints = pipeline.quantize_inputs(g, floats)
     t1 = time.perf_counter()
     if a.compare:
-        rep = pipeline.compare(g, a.model, floats, ints)
-        values = rep.pop("golden")
+        rep, values = pipeline.compare(g, a.model, floats, ints)
     else:
         values = pipeline.run_golden(g, ints)
         rep = {}
@@ -78,7 +77,7 @@ def cmd_run(a) -> int:
     if a.output:
         first = g.tensors[g.outputs[0]]
         real = first.quant.dequantize(values[g.outputs[0]]).astype(np.float32)
-        pipeline.write_atomic(a.output, lambda p: np.save(p, real))
+        pipeline.write_atomic(a.output, lambda f: np.save(f, real))
     result = {"model": a.model, "seed": a.seed, "golden_outputs": outputs,
               "seconds": {"load": round(t1 - t0, 3), "execute": round(t2 - t1, 3)}}
     result.update(rep)

@@ -105,11 +105,12 @@ def make_requant(
     bound = bound + np.array([1 << int(s) for s in shift], dtype=object)
     product_bits = int(max(int(b) for b in bound)).bit_length() + 1
 
-    bias_arr = bias_obj if product_bits > 63 else bias_obj.astype(np.int64)
+    # Python ints only where int64 could overflow (see apply_requant)
+    bias_arr = bias_obj if product_bits > 63 else _squeeze_channels(bias_obj.astype(np.int64))
     return Requant(
         multipliers=[_squeeze_channels(m) for m in mults],
         shift=_squeeze_channels(shift),
-        bias=_squeeze_channels(bias_arr) if product_bits <= 63 else bias_arr,
+        bias=bias_arr,
         zero_point=int(out_zero_point),
         lo=_squeeze_channels(lo),
         hi=_squeeze_channels(hi),
@@ -168,7 +169,7 @@ def apply_requant(terms: Sequence[np.ndarray], rq: Requant) -> np.ndarray:
     return q.astype(np.int64)
 
 
-def accumulator_type(a: IntType | Tuple[int, int], w: IntType | Tuple[int, int], length: int) -> Tuple[int, int]:
+def accumulator_range(a: IntType | Tuple[int, int], w: IntType | Tuple[int, int], length: int) -> Tuple[int, int]:
     """Exact bounds of a dot product of `length` terms a*w from the operand ranges."""
     alo, ahi = (a.min, a.max) if isinstance(a, IntType) else a
     wlo, whi = (w.min, w.max) if isinstance(w, IntType) else w

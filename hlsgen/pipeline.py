@@ -69,7 +69,8 @@ def run_golden(graph: Graph, int_inputs: Dict[str, np.ndarray]) -> Dict[str, np.
     return golden.run(graph, int_inputs)
 
 
-def compare(graph: Graph, model_path, floats, ints) -> Dict:
+def compare(graph: Graph, model_path, floats, ints):
+    """(report, golden values): golden vs the float ONNX model, see verify.compare."""
     from .verify.compare import compare as _compare
 
     return _compare(graph, load_model(model_path), floats, ints)
@@ -90,17 +91,15 @@ def parse_shapes(specs: List[str]) -> Dict[str, tuple]:
     return shapes
 
 
-def write_atomic(path, writer) -> None:
-    """Write through a temporary file in the same folder, renamed on success only."""
+def write_atomic(path, write) -> None:
+    """Write through a temporary file in the same folder, renamed on success only.
+    `write(f)` receives an open binary file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".partial")
     try:
-        writer(tmp)
-        # np.save appends .npy when the name lacks it
-        produced = tmp if tmp.exists() else tmp.with_name(tmp.name + ".npy")
-        produced.replace(path)
+        with open(tmp, "wb") as f:
+            write(f)
+        tmp.replace(path)
     finally:
-        for p in (tmp, tmp.with_name(tmp.name + ".npy")):
-            if p.exists():
-                p.unlink()
+        tmp.unlink(missing_ok=True)

@@ -28,7 +28,7 @@ def _check(path, seed=0):
     g = pipeline.load(path)
     floats = pipeline.float_inputs(g, [], seed)
     floats = {k: v * 3 for k, v in floats.items()}  # exercise saturation too
-    rep = pipeline.compare(g, path, floats, pipeline.quantize_inputs(g, floats))
+    rep, _ = pipeline.compare(g, path, floats, pipeline.quantize_inputs(g, floats))
     assert rep["exact_fraction"] >= 0.99 and rep["max_abs_lsb"] <= 1, rep["outputs"]
     for r in rep["tensors"]:
         assert r["layer_by_layer"]["exact_fraction"] >= 0.999 and r["layer_by_layer"]["max_abs_lsb"] <= 1, r

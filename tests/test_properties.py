@@ -27,8 +27,8 @@ def test_round_shift_matches_exact_rational(p, shift):
     assert round_shift(np.array([p * 2**20], dtype=object), 20 + shift, "half_even")[0] == got
 
 
-@given(st.integers(1, 24), st.integers(-(2**20), 2**20), st.integers(0, 2**20))
-def test_for_range_is_the_narrowest_type(_, lo, span):
+@given(st.integers(-(2**20), 2**20), st.integers(0, 2**20))
+def test_for_range_is_the_narrowest_type(lo, span):
     hi = lo + span
     t = IntType.for_range(lo, hi)
     assert t.min <= lo and hi <= t.max

@@ -38,9 +38,23 @@ def _check_opset(path: Path, model: onnx.ModelProto) -> None:
             )
 
 
+def _all_tensors(graph):
+    """Initializers and Constant-node tensors, subgraphs included."""
+    yield from graph.initializer
+    for node in graph.node:
+        for attr in node.attribute:
+            if attr.HasField("t"):
+                yield attr.t
+            yield from attr.tensors
+            if attr.HasField("g"):
+                yield from _all_tensors(attr.g)
+            for sub in attr.graphs:
+                yield from _all_tensors(sub)
+
+
 def _load_external_data(path: Path, model: onnx.ModelProto) -> None:
     base = path.parent.resolve()
-    external = [t for t in external_data_helper._get_all_tensors(model) if external_data_helper.uses_external_data(t)]
+    external = [t for t in _all_tensors(model.graph) if external_data_helper.uses_external_data(t)]
     for t in external:
         info = {e.key: e.value for e in t.external_data}
         location = info.get("location", "")

@@ -17,7 +17,7 @@ from onnx import helper, numpy_helper
 
 from ..errors import HlsgenError
 from ..ir import Graph, IntType, Quant, Task, Tensor
-from ..numerics import accumulator_type, make_requant
+from ..numerics import accumulator_range, make_requant
 from ..ops import OPS
 from .values import Const, FloatIn, Pending, QConst, QLinear, QVal, Quantizer
 
@@ -292,25 +292,28 @@ class Lowering:
         if np.any(zp != np.round(zp)):
             raise HlsgenError(f"{_label(node)}: zero point must be an integer")
         axis = None
-        src = self.vals[src_name]
         if scale.size > 1:
-            shape = getattr(src, "shape", None)
-            nonunit = [i for i, d in enumerate(scale.shape) if d != 1]
-            if scale.ndim == 1 and shape is not None:
-                axis = 1 if len(shape) > 1 and shape[1] == scale.size else 0
-                if node.op_type in ("QuantizeLinear", "DequantizeLinear"):
-                    axis = _attrs(node).get("axis", 1) % max(1, len(shape))
-            elif len(nonunit) == 1:
-                axis = nonunit[0] + (len(shape) - scale.ndim if shape is not None else 0)
+            shape = self.vals[src_name].shape
+            if node.op_type in ("QuantizeLinear", "DequantizeLinear"):
+                # ONNX: a 1-D scale applies along the `axis` attribute (default 1)
+                if scale.ndim != 1:
+                    raise HlsgenError(f"{_label(node)}: scale of shape {scale.shape} must be a scalar or 1-D")
+                axis = _attrs(node).get("axis", 1) % len(shape)
             else:
-                raise HlsgenError(f"{_label(node)}: scale of shape {scale.shape} is neither per tensor nor per channel")
+                # QONNX Quant: the scale broadcasts against the input, NumPy style
+                nonunit = [i for i, d in enumerate(scale.shape) if d != 1]
+                if len(nonunit) != 1 or scale.ndim > len(shape):
+                    raise HlsgenError(f"{_label(node)}: scale of shape {scale.shape} is neither per tensor nor per channel")
+                axis = nonunit[0] + len(shape) - scale.ndim
+            if shape[axis] != scale.size:
+                raise HlsgenError(f"{_label(node)}: {scale.size} scales for axis {axis} of size {shape[axis]}")
             scale = scale.reshape(-1)
             zp = np.broadcast_to(zp.reshape(-1), scale.shape)
         else:
-            scale = scale.reshape(())
-            zp = zp.reshape(-1)[0] if zp.size else np.float64(0)
-            if np.asarray(zp).size != 1:
+            if zp.size != 1:
                 raise HlsgenError(f"{_label(node)}: zero point must match the scale's shape")
+            scale = scale.reshape(())
+            zp = zp.reshape(())
         return Quantizer(scale, np.asarray(zp).astype(np.int64), axis, lo, hi, dtype, node.name or node.op_type, rounding)
 
     def _apply_quantizer(self, node, src, qz: Quantizer, out_name: str) -> None:
@@ -401,7 +404,7 @@ class Lowering:
             raise HlsgenError(f"{_label(node)}: rounding_mode {mode} is not supported; use ROUND or FLOOR")
         if out_bits > MAX_BITS:
             raise HlsgenError(f"{_label(node)}: {out_bits}-bit output is not supported (at most {MAX_BITS})")
-        if zp % (1 << t) if t > 0 else False:
+        if t > 0 and zp % (1 << t):
             raise HlsgenError(f"{_label(node)}: zero point {zp} is not divisible by the truncation 2^{t}")
         wide = IntType(in_bits + 2, True)
         step1 = Quantizer(np.asarray(scale), np.asarray(zp), None, wide.min, wide.max, wide, node.name or "Trunc")
@@ -468,7 +471,7 @@ class Lowering:
         channels = out_shape[axis]
         wt = self._weight_tensor(w_name, qc)
         zx = int(xt.quant.zero_point)
-        rng = accumulator_type((xt.dtype.min - zx, xt.dtype.max - zx), qc.dtype, length)
+        rng = accumulator_range((xt.dtype.min - zx, xt.dtype.max - zx), qc.dtype, length)
         sw = qc.quant.scale if qc.quant.scale.ndim == 0 else qc.quant.scale.reshape(-1)
         b = np.zeros(()) if bias is None else np.asarray(bias, dtype=np.float64).reshape(-1)
         if b.size not in (1, channels):
@@ -880,7 +883,8 @@ class Lowering:
                           p.lo / s, p.hi / s, p.channels, p.axis)
         attrs = dict(p.attrs)
         attrs["requant"] = rq
-        quant = Quant(s if p.channels > 1 and not np.all(s == s[0]) else np.asarray(s[0]), 0, p.axis if not np.all(s == s[0]) else None)
+        uniform = bool(np.all(s == s[0]))
+        quant = Quant(s[0] if uniform else s, 0, None if uniform else p.axis)
         (out,) = self._emit(p.source, p.op, p.inputs, attrs, [(name, dtype, quant)])
         return out
 
@@ -935,9 +939,8 @@ class Lowering:
 
 
 def _bits_for(lo: int, hi: int, fallback: IntType) -> IntType:
+    """The type of a clamped quantizer range [lo, hi], never wider than its storage type."""
     t = IntType.for_range(lo, hi)
-    if t.signed and lo == -hi:  # narrow signed range [-(2^(b-1)-1), 2^(b-1)-1]
-        return IntType(t.bits, True)
     return t if t.bits <= fallback.bits else fallback
 
 
