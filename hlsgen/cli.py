@@ -37,6 +37,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="OUT.npy", help="save the (first) output, dequantized to float32")
     p.add_argument("--compare", action="store_true", help="also execute the float ONNX model and compare every quantized tensor")
     p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+
+    p = sub.add_parser("devices", help="list the device profiles shipped with hlsgen",
+                       description="List the shipped device profiles (a YAML file path works wherever a name does).")
+    p.add_argument("--json", action="store_true", help="print the profiles as JSON")
+
+    p = sub.add_parser("schedule", help="find an InTAR-style dataflow/sequential schedule with the cost model",
+                       description="Split the model's tasks into stages, choose dataflow or sequential execution per "
+                                   "stage, the folding of every task and where every buffer lives. All figures are "
+                                   "modeled by the cost model (docs/performance.md).")
+    _common_model_args(p)
+    p.add_argument("--device", required=True, metavar="NAME|FILE.yaml", help="target device: a name from `hlsgen devices` or a YAML profile")
+    p.add_argument("--mode", default="auto", choices=["auto", "dataflow", "sequential"],
+                   help="auto: InTAR hybrid (default); dataflow: every task its own hardware; sequential: one shared engine")
+    p.add_argument("--clock", type=float, metavar="MHZ", help="clock in MHz (default: the device profile's)")
+    p.add_argument("--resource-cap", type=float, default=0.8, metavar="F", help="fraction of each resource the design may use (default 0.8)")
+    p.add_argument("--objective", default="latency", choices=["latency", "throughput"], help="what to minimize (default latency)")
+    p.add_argument("--batch", type=int, default=1, help="inputs per run (default 1)")
+    p.add_argument("--weights", default="auto", choices=["auto", "onchip", "offchip"],
+                   help="weight placement: resident on chip, streamed from off-chip, or auto (default)")
+    p.add_argument("--port-bits", type=int, default=512, help="AXI port width for off-chip streams (default 512)")
+    p.add_argument("--max-segment", type=int, default=48, help="longest stage the auto search considers, in tasks (default 48)")
+    p.add_argument("--compare-modes", action="store_true", help="schedule in all three modes and compare them")
+    p.add_argument("--json", metavar="FILE", help="write the schedule (or the comparison) as JSON")
+    p.add_argument("--plot", metavar="FILE.png", help="write a Gantt chart of the stages with resource-use bars")
     return ap
 
 
@@ -101,11 +125,76 @@ def cmd_run(a) -> int:
     return 0
 
 
+def cmd_devices(a) -> int:
+    from .schedule.device import device_names, load_device
+
+    devs = [load_device(n) for n in device_names()]
+    if a.json:
+        print(json.dumps([dict(d.summary(), sources=d.sources) for d in devs], indent=2))
+        return 0
+    print(f"{'name':10s} {'part':28s} {'DSP':>11s} {'BRAM18':>6s} {'URAM':>5s} {'LUT':>9s} {'FF':>9s} {'SLR':>3s} "
+          f"{'MHz':>4s}  off-chip memory")
+    for d in devs:
+        mem = ", ".join(f"{m.kind} {m.channels}ch {m.bandwidth_gbs:g} GB/s" for m in d.memories)
+        print(f"{d.name:10s} {d.part:28s} {d.dsp:5d} {d.dsp_type:5s} {d.bram18:6d} {d.uram:5d} {d.lut:9d} {d.ff:9d} "
+              f"{d.slr:3d} {d.clock_mhz:4g}  {mem}")
+    print("sources of every number: hlsgen/schedule/devices/NAME.yaml (`hlsgen devices --json`)")
+    return 0
+
+
+def cmd_schedule(a) -> int:
+    from . import pipeline
+    from .report.schedule import format_compare, format_schedule, plot_schedule
+    from .schedule import ScheduleOptions, load_device, schedule
+
+    if a.plot and not a.plot.lower().endswith(".png"):
+        raise HlsgenError(f"--plot {a.plot}: the chart is a PNG; give a file name ending in .png")
+    device = load_device(a.device)
+    opts = ScheduleOptions(mode=a.mode, clock_mhz=a.clock, resource_cap=a.resource_cap, objective=a.objective,
+                           batch=a.batch, weights=a.weights, port_bits=a.port_bits, max_segment=a.max_segment)
+    opts.check()
+    t0 = time.perf_counter()
+    g = pipeline.load(a.model, pipeline.parse_shapes(a.shape))
+    print(f"hlsgen: loaded {len(g.tasks)} tasks in {time.perf_counter() - t0:.1f} s; scheduling on {device.name}...",
+          file=sys.stderr)
+    if a.compare_modes:
+        import dataclasses
+        results, failures = {}, {}
+        for mode in ("auto", "dataflow", "sequential"):
+            try:
+                results[mode] = schedule(g, device, dataclasses.replace(opts, mode=mode))
+            except HlsgenError as exc:
+                failures[mode] = str(exc)
+        if not results:
+            raise HlsgenError(failures["auto"])
+        print(format_compare(results, device, failures))
+        if a.json:
+            from .report.schedule import compare_rows
+            doc = {"figures": "modeled", "device": device.summary(), "modes": compare_rows(results),
+                   "does_not_fit": failures, "schedules": {m: s.to_json(device) for m, s in results.items()}}
+            pipeline.write_atomic(a.json, lambda f: f.write(json.dumps(doc, indent=2).encode()))
+            print(f"wrote {a.json}")
+        if a.plot:
+            plot_schedule(results.get("auto") or next(iter(results.values())), device, a.plot)
+            print(f"wrote {a.plot}")
+        return 0
+    s = schedule(g, device, opts)
+    print(format_schedule(s, device))
+    print(f"scheduled in {time.perf_counter() - t0:.2f} s", file=sys.stderr)
+    if a.json:
+        pipeline.write_atomic(a.json, lambda f: f.write(json.dumps(s.to_json(device), indent=2).encode()))
+        print(f"wrote {a.json}")
+    if a.plot:
+        plot_schedule(s, device, a.plot)
+        print(f"wrote {a.plot}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = build_parser()
     a = ap.parse_args(argv)
     try:
-        return {"inspect": cmd_inspect, "run": cmd_run}[a.command](a)
+        return {"inspect": cmd_inspect, "run": cmd_run, "devices": cmd_devices, "schedule": cmd_schedule}[a.command](a)
     except HlsgenError as exc:
         print(f"hlsgen: error: {exc}", file=sys.stderr)
         return exc.exit_code

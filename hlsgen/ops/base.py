@@ -5,14 +5,55 @@ An op kind is registered with `@register` on a class with static methods:
     output_shapes(attrs, input_shapes) -> list of output shapes
     golden(task, graph, inputs) -> list of int64 arrays     (exact integer arithmetic)
     macs(task, graph) -> int                               (multiply-accumulates per inference)
+    loops(task, graph) -> LoopNest                         (how the work folds onto hardware:
+                                                            the scheduler's cost model reads it)
 """
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from typing import Dict, List, Type
 
 import numpy as np
 
 OPS: Dict[str, Type["OpKind"]] = {}
+
+
+@dataclass(frozen=True)
+class LoopNest:
+    """An op's loop nest as the cost model sees it (FINN-style folding, plus pixel unrolling):
+
+        for v in range(vectors / vec):            # sequential outer loop (pixels x batch, rows)
+          for p in range(ceil(pe_bound / pe)):    # output-parallel loop, `pe` lanes
+            for s in range(ceil(simd_bound / simd)):   # reduction loop, `simd` lanes, II = 1
+              vec x pe x simd operations in parallel
+
+    so cycles = vectors/vec * (pe_bound/pe) * (simd_bound/simd) + pipeline depth, with `pe`,
+    `simd` and `vec` dividing their bounds (`vec` divides `vec_bound`, e.g. the output row).
+    """
+
+    vectors: int                 # outer iterations
+    pe_bound: int                # output-parallel bound (output channels / features)
+    simd_bound: int = 1          # reduction bound (C/groups * KH * KW, in-features; 1 elementwise)
+    vec_bound: int = 1           # how far the outer loop may be unrolled (output row width)
+    multiply: bool = False       # each lane multiplies activation x weight (DSP)
+    act_bits: int = 8
+    weight_bits: int = 0
+    acc_bits: int = 0            # accumulator width (adder-tree LUTs, requant DSP tiles)
+    weights: int = 0             # constant elements read by the lanes
+    requant_terms: int = 0       # fixed-point multipliers per output lane (requantization)
+    blocks: int = 1              # output blocks a consumer can start on (dataflow overlap)
+    lookahead: int = 1           # input blocks (rows) needed before the first output block
+    window_bits: int = 0         # line buffer a streaming (dataflow) implementation needs
+    full_buffer_bits: int = 0    # whole-tensor buffer when output order != input order
+    free: bool = False           # a pure re-interpretation (reshape): no hardware, no cycles
+
+    @property
+    def operations(self) -> int:
+        return self.vectors * self.pe_bound * self.simd_bound
+
+    def with_window(self, window_bits: int) -> "LoopNest":
+        return dataclasses.replace(self, window_bits=window_bits)
 
 
 class OpKind:
@@ -29,6 +70,47 @@ class OpKind:
     @staticmethod
     def macs(task, graph) -> int:
         return 0
+
+    @staticmethod
+    def loops(task, graph) -> "LoopNest":
+        raise NotImplementedError
+
+
+def act_bits(graph, tensor_name: str) -> int:
+    return graph.tensors[tensor_name].dtype.bits
+
+
+def acc_bits(task) -> int:
+    """Accumulator width: the requantizer's product width less its 31-bit multiplier."""
+    rq = task.attrs.get("requant")
+    return max(8, int(rq.product_bits) - 31) if rq is not None else 32
+
+
+def reduction_acc_bits(act: int, weight: int, length: int) -> int:
+    return act + weight + max(1, int(length - 1).bit_length())
+
+
+def channel_layout(shape) -> tuple:
+    """(outer elements, channels) of an activation: NCHW keeps channels on axis 1, others last."""
+    shape = tuple(shape)
+    if len(shape) == 4:
+        n, c, h, w = shape
+        return n * h * w, c
+    c = shape[-1] if shape else 1
+    return max(1, int(np.prod(shape, dtype=np.int64)) // max(1, c)), c
+
+
+def row_width(shape) -> int:
+    return int(shape[3]) if len(shape) == 4 else 1
+
+
+def elementwise_loops(task, graph, requant_terms=0, bits_from=None, blocks_from_rows=True) -> LoopNest:
+    out = graph.tensors[task.outputs[0]]
+    outer, c = channel_layout(out.shape)
+    rows = out.shape[0] * out.shape[2] if len(out.shape) == 4 else outer
+    return LoopNest(vectors=outer, pe_bound=c, vec_bound=row_width(out.shape),
+                    act_bits=act_bits(graph, bits_from or task.inputs[0]), acc_bits=acc_bits(task) if requant_terms else 0,
+                    requant_terms=requant_terms, blocks=max(1, rows) if blocks_from_rows else 1)
 
 
 def register(cls):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..numerics import apply_requant
-from .base import OpKind, pad_amounts, register, window_out, windows, zero_point
+from .base import LoopNest, OpKind, act_bits, pad_amounts, reduction_acc_bits, register, window_out, windows, zero_point
 
 
 @register
@@ -53,3 +53,19 @@ class Conv(OpKind):
         out = graph.tensors[task.outputs[0]].shape
         _, cg, kh, kw = graph.tensors[task.inputs[1]].shape
         return int(np.prod(out)) * cg * kh * kw
+
+    @staticmethod
+    def loops(task, graph):
+        x = graph.tensors[task.inputs[0]]
+        w = graph.tensors[task.inputs[1]]
+        n, o, oh, ow = graph.tensors[task.outputs[0]].shape
+        _, cg, kh, kw = w.shape
+        ab, wb = act_bits(graph, task.inputs[0]), w.dtype.bits
+        (ph, pw) = pad_amounts(task.attrs["pads"], 2)
+        dil_h = task.attrs["dilations"][0]
+        # a streaming conv keeps (KH-1)*dilation+1 input rows of the padded input
+        rows = (kh - 1) * dil_h + 1
+        window = rows * (x.shape[3] + pw[0] + pw[1]) * x.shape[1] * ab
+        return LoopNest(vectors=n * oh * ow, pe_bound=o, simd_bound=cg * kh * kw, vec_bound=ow, multiply=True,
+                        act_bits=ab, weight_bits=wb, acc_bits=reduction_acc_bits(ab, wb, cg * kh * kw),
+                        weights=w.size, requant_terms=1, blocks=n * oh, lookahead=rows, window_bits=window)

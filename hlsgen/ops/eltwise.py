@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..numerics import apply_requant
-from .base import OpKind, register, zero_point
+from .base import OpKind, elementwise_loops, register, zero_point
 
 
 def _broadcast_shape(shapes):
@@ -35,6 +35,11 @@ class Add(OpKind):
     def macs(task, graph):
         return 0
 
+    @staticmethod
+    def loops(task, graph):
+        # one fixed-point multiplier per input term and lane
+        return elementwise_loops(task, graph, requant_terms=len(task.inputs))
+
 
 @register
 class RequantOp(OpKind):
@@ -48,6 +53,10 @@ class RequantOp(OpKind):
     def golden(task, graph, inputs):
         return [apply_requant([inputs[0].astype(np.int64) - zero_point(graph, task.inputs[0])], task.attrs["requant"])]
 
+    @staticmethod
+    def loops(task, graph):
+        return elementwise_loops(task, graph, requant_terms=1)
+
 
 @register
 class Clip(OpKind):
@@ -60,3 +69,7 @@ class Clip(OpKind):
     @staticmethod
     def golden(task, graph, inputs):
         return [np.clip(inputs[0], task.attrs["lo"], task.attrs["hi"]).astype(np.int64)]
+
+    @staticmethod
+    def loops(task, graph):
+        return elementwise_loops(task, graph)

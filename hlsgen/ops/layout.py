@@ -1,11 +1,14 @@
 """Data-movement ops: values pass through unchanged, only their positions change, so the
 output keeps the input's integer type and quantization. Small enough to share a module.
+
+Cost: each moves one element per lane per cycle (no DSP). A reshape is free (the same
+stream, reinterpreted); a transpose needs the whole tensor buffered before its first output.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .base import OpKind, register
+from .base import LoopNest, OpKind, act_bits, channel_layout, elementwise_loops, register, row_width
 
 
 @register
@@ -22,6 +25,10 @@ class Reshape(OpKind):
     def golden(task, graph, inputs):
         return [inputs[0].reshape(task.attrs["shape"])]
 
+    @staticmethod
+    def loops(task, graph):
+        return LoopNest(vectors=0, pe_bound=1, free=True)
+
 
 @register
 class Transpose(OpKind):
@@ -34,6 +41,12 @@ class Transpose(OpKind):
     @staticmethod
     def golden(task, graph, inputs):
         return [np.ascontiguousarray(np.transpose(inputs[0], task.attrs["perm"]))]
+
+    @staticmethod
+    def loops(task, graph):
+        x = graph.tensors[task.inputs[0]]
+        return LoopNest(vectors=x.size, pe_bound=1, act_bits=x.dtype.bits, blocks=1,
+                        full_buffer_bits=x.size * x.dtype.bits)
 
 
 @register
@@ -53,6 +66,12 @@ class ChannelShuffle(OpKind):
         g = task.attrs["groups"]
         return [x.reshape((n, g, c // g) + x.shape[2:]).swapaxes(1, 2).reshape(x.shape).copy()]
 
+    @staticmethod
+    def loops(task, graph):
+        # streams pixel by pixel; the channels of one pixel are buffered and reordered
+        x = graph.tensors[task.inputs[0]]
+        return elementwise_loops(task, graph).with_window(x.shape[1] * x.dtype.bits)
+
 
 @register
 class Concat(OpKind):
@@ -68,6 +87,10 @@ class Concat(OpKind):
     @staticmethod
     def golden(task, graph, inputs):
         return [np.concatenate(inputs, axis=task.attrs["axis"])]
+
+    @staticmethod
+    def loops(task, graph):
+        return elementwise_loops(task, graph)
 
 
 @register
@@ -89,6 +112,13 @@ class Split(OpKind):
         idx = np.cumsum(task.attrs["sizes"])[:-1]
         return [p.copy() for p in np.split(inputs[0], idx, axis=task.attrs["axis"])]
 
+    @staticmethod
+    def loops(task, graph):
+        x = graph.tensors[task.inputs[0]]
+        outer, c = channel_layout(x.shape)
+        rows = x.shape[0] * x.shape[2] if len(x.shape) == 4 else outer
+        return LoopNest(vectors=outer, pe_bound=c, vec_bound=row_width(x.shape), act_bits=x.dtype.bits, blocks=rows)
+
 
 @register
 class Slice(OpKind):
@@ -103,6 +133,14 @@ class Slice(OpKind):
     @staticmethod
     def golden(task, graph, inputs):
         return [inputs[0][tuple(slice(*sl) for sl in task.attrs["slices"])].copy()]
+
+    @staticmethod
+    def loops(task, graph):
+        # a streaming slice still reads every input element
+        x = graph.tensors[task.inputs[0]]
+        outer, c = channel_layout(x.shape)
+        rows = x.shape[0] * x.shape[2] if len(x.shape) == 4 else outer
+        return LoopNest(vectors=outer, pe_bound=c, vec_bound=row_width(x.shape), act_bits=x.dtype.bits, blocks=rows)
 
 
 @register
@@ -122,3 +160,10 @@ class Resize(OpKind):
             if f != 1:
                 x = np.repeat(x, f, axis=axis)
         return [x]
+
+    @staticmethod
+    def loops(task, graph):
+        # replays each buffered input row `factor` times
+        x = graph.tensors[task.inputs[0]]
+        row = (x.shape[1] * x.shape[3] if len(x.shape) == 4 else x.shape[-1]) * x.dtype.bits
+        return elementwise_loops(task, graph).with_window(row)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..numerics import apply_requant
-from .base import OpKind, pad_amounts, register, window_out, windows, zero_point
+from .base import LoopNest, OpKind, acc_bits, act_bits, pad_amounts, register, window_out, windows, zero_point
 
 
 def _window_shape(attrs, shape):
@@ -22,6 +22,23 @@ def _window_shape(attrs, shape):
     k, s, d = attrs["kernel"], attrs["strides"], attrs.get("dilations", (1, 1))
     ceil = attrs.get("ceil_mode", False)
     return [(n, c, window_out(h, k[0], s[0], d[0], ph, ceil), window_out(w, k[1], s[1], d[1], pw, ceil))]
+
+
+def _window_loops(task, graph, requant_terms: int) -> LoopNest:
+    """Sliding-window reduction: channels in parallel (pe), window taps (simd)."""
+    x = graph.tensors[task.inputs[0]]
+    n, c, oh, ow = graph.tensors[task.outputs[0]].shape
+    ab = act_bits(graph, task.inputs[0])
+    if task.attrs.get("global"):
+        # accumulate every input pixel, one output at the very end
+        return LoopNest(vectors=n * x.shape[2] * x.shape[3], pe_bound=c, vec_bound=x.shape[3], act_bits=ab,
+                        acc_bits=acc_bits(task), requant_terms=requant_terms, blocks=1, window_bits=c * acc_bits(task))
+    k = task.attrs["kernel"]
+    (ph, pw) = pad_amounts(task.attrs["pads"], 2)
+    rows = (k[0] - 1) * task.attrs.get("dilations", (1, 1))[0] + 1
+    return LoopNest(vectors=n * oh * ow, pe_bound=c, simd_bound=k[0] * k[1], vec_bound=ow, act_bits=ab,
+                    acc_bits=acc_bits(task) if requant_terms else 0, requant_terms=requant_terms, blocks=n * oh, lookahead=rows,
+                    window_bits=rows * (x.shape[3] + pw[0] + pw[1]) * c * ab)
 
 
 def _pad_for_windows(a, attrs, out_hw, fill):
@@ -53,6 +70,10 @@ class MaxPool(OpKind):
             out = view.copy() if out is None else np.maximum(out, view)
         return [out]
 
+    @staticmethod
+    def loops(task, graph):
+        return _window_loops(task, graph, requant_terms=0)
+
 
 @register
 class AvgPool(OpKind):
@@ -81,3 +102,7 @@ class AvgPool(OpKind):
     @staticmethod
     def macs(task, graph):
         return 0
+
+    @staticmethod
+    def loops(task, graph):
+        return _window_loops(task, graph, requant_terms=1)

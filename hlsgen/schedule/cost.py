@@ -1,0 +1,228 @@
+"""The cost model: cycles and resources of one task under one folding, and of on-chip storage.
+
+Each op kind describes its loop nest in `OpKind.loops` (hlsgen/ops); this module turns a loop
+nest plus a folding (vec, pe, simd) into figures, the same way for every op. The constants
+below are the model's assumptions; docs/performance.md explains each and what it was checked
+against. Every figure produced here is *modeled*, never measured.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Dict, List
+
+from ..ops.base import LoopNest
+from .device import RESOURCES, Device
+
+# BRAM18 aspect ratios (depth, width) and the URAM block (depth, width)
+BRAM18_SHAPES = ((16384, 1), (8192, 2), (4096, 4), (2048, 9), (1024, 18), (512, 36))
+URAM_SHAPE = (4096, 72)
+BRAM18_BITS = 18 * 1024
+URAM_BITS = 288 * 1024
+LUTRAM_MAX_BITS = 2048          # smaller memories become distributed RAM / SRLs
+PIPELINE_BASE_DEPTH = 8         # read, multiply, register stages of one lane
+REQUANT_DEPTH = 6               # multiply by M0, add bias, shift, round, clamp
+TASK_BASE_LUT, TASK_BASE_FF = 250, 300     # loop counters, stream handshakes, control
+MAX_VEC = 64                    # widest pixel unroll considered
+MAX_LANES = 16384               # widest datapath considered for one task
+
+
+@dataclass(frozen=True)
+class Resources:
+    dsp: int = 0
+    bram18: int = 0
+    uram: int = 0
+    lut: int = 0
+    ff: int = 0
+
+    def __add__(self, o: "Resources") -> "Resources":
+        return Resources(*(getattr(self, f.name) + getattr(o, f.name) for f in fields(self)))
+
+    def max(self, o: "Resources") -> "Resources":
+        return Resources(*(max(getattr(self, f.name), getattr(o, f.name)) for f in fields(self)))
+
+    def as_dict(self) -> Dict[str, int]:
+        return {k: int(getattr(self, k)) for k in RESOURCES}
+
+
+def budget(device: Device, cap: float) -> Resources:
+    """What a design may use: `cap` of each of the device's resources (rounded down)."""
+    return Resources(*(int(math.floor(device.resource(k) * cap)) for k in RESOURCES))
+
+
+def shortfall(use: Resources, limit: Resources) -> List[str]:
+    """Human-readable list of resources over the limit, worst first."""
+    out = []
+    for k in RESOURCES:
+        u, l = getattr(use, k), getattr(limit, k)
+        if u > l:
+            out.append((u / max(l, 1), f"{k}: needs {u}, cap allows {l} (short by {u - l})"))
+    return [m for _, m in sorted(out, key=lambda x: -x[0])]
+
+
+def fits(use: Resources, limit: Resources) -> bool:
+    return all(getattr(use, k) <= getattr(limit, k) for k in RESOURCES)
+
+
+# ----------------------------------------------------------------------------- storage
+
+def bram18_blocks(bits: int, width: int) -> int:
+    """BRAM18s for a memory of `bits` read `width` bits per cycle (best aspect ratio)."""
+    if bits <= 0:
+        return 0
+    width = max(1, min(width, bits))
+    depth = -(-bits // width)
+    return min(-(-width // w) * -(-depth // d) for d, w in BRAM18_SHAPES)
+
+
+def uram_blocks(bits: int, width: int) -> int:
+    if bits <= 0:
+        return 0
+    width = max(1, min(width, bits))
+    depth = -(-bits // width)
+    return -(-width // URAM_SHAPE[1]) * -(-depth // URAM_SHAPE[0])
+
+
+def storage(bits: int, width: int, device: Device) -> Resources:
+    """Place one memory: LUTRAM when tiny, URAM when large and the device has it, else BRAM.
+    The choice is the one using the smaller fraction of the device's memory of that kind."""
+    if bits <= 0:
+        return Resources()
+    if bits <= LUTRAM_MAX_BITS:
+        return Resources(lut=-(-bits // 64), ff=0)
+    b = bram18_blocks(bits, width)
+    if device.uram > 0 and bits >= URAM_BITS // 2:
+        u = uram_blocks(bits, width)
+        if u / device.uram < b / max(device.bram18, 1):
+            return Resources(uram=u)
+    return Resources(bram18=b)
+
+
+def fifo(depth: int, width: int, device: Device) -> Resources:
+    """A FIFO: shift registers (SRL32) up to depth 32, block memory beyond."""
+    depth = max(2, depth)
+    if depth <= 32 or depth * width <= LUTRAM_MAX_BITS:
+        return Resources(lut=width * -(-depth // 32) + 8, ff=width + 16)
+    return storage(depth * width, width, device) + Resources(lut=24, ff=32)
+
+
+def onchip_bits(device: Device, cap: float) -> int:
+    return int(cap * (device.bram18 * BRAM18_BITS + device.uram * URAM_BITS))
+
+
+# ----------------------------------------------------------------------------- compute
+
+def _tiles(a_bits: int, b_bits: int) -> int:
+    """DSP48E2/DSP58 multipliers (27 x 18 signed, so 26 x 17 magnitude bits) for an a x b product."""
+    a, b = sorted((max(a_bits, 1), max(b_bits, 1)), reverse=True)
+    if a <= 27 and b <= 18:
+        return 1
+    return -(-a // 26) * -(-b // 17)
+
+
+def macs_per_dsp(nest: LoopNest, device: Device) -> int:
+    """Multiplies one DSP does per cycle. DSP48E2: two int4 x int8 products packed into one
+    27-bit operand (as InTAR's W4A8 GPT-2 and Xilinx WP521 do). DSP58: its INT8 vector mode
+    computes three int8 x int8 products. Otherwise one product (if it fits one DSP)."""
+    w, a = nest.weight_bits, nest.act_bits
+    if device.dsp_type == "DSP58" and w <= 8 and a <= 8:
+        return 3
+    if w <= 4 and a <= 8:
+        return 2
+    return 1
+
+
+@dataclass(frozen=True)
+class Folding:
+    vec: int = 1
+    pe: int = 1
+    simd: int = 1
+
+    @property
+    def lanes(self) -> int:
+        return self.vec * self.pe * self.simd
+
+    def as_list(self) -> List[int]:
+        return [self.vec, self.pe, self.simd]
+
+
+@dataclass(frozen=True)
+class TaskOption:
+    folding: Folding
+    cycles: int          # compute cycles for one input (pipeline depth included)
+    depth: int           # pipeline depth (latency of one lane)
+    res: Resources       # datapath resources (DSP, LUT, FF; line buffers come from the stage)
+
+
+def depth_of(nest: LoopNest, f: Folding) -> int:
+    d = PIPELINE_BASE_DEPTH + max(0, (f.simd - 1).bit_length())
+    return d + (REQUANT_DEPTH if nest.requant_terms else 0)
+
+
+def evaluate(nest: LoopNest, f: Folding, device: Device) -> TaskOption:
+    """Cycles and datapath resources of one folding of one loop nest."""
+    if nest.free:
+        return TaskOption(f, 0, 0, Resources())
+    iters = (nest.vectors // f.vec) * -(-nest.pe_bound // f.pe) * -(-nest.simd_bound // f.simd)
+    d = depth_of(nest, f)
+    lanes = f.lanes
+    dsp = lut = ff = 0
+    if nest.multiply:
+        dsp += -(-lanes // macs_per_dsp(nest, device)) * _tiles(nest.act_bits, nest.weight_bits)
+        # adder tree over simd lanes and the accumulator of every output lane
+        lut += lanes * (nest.acc_bits // 2 + 4) + f.vec * f.pe * nest.acc_bits
+        ff += lanes * (nest.act_bits + nest.weight_bits) + f.vec * f.pe * nest.acc_bits * 2
+    else:
+        # compare / add / mux per lane
+        lut += lanes * max(nest.act_bits, nest.acc_bits)
+        ff += lanes * max(nest.act_bits, nest.acc_bits)
+    if nest.requant_terms:
+        out_lanes = f.vec * f.pe
+        dsp += out_lanes * nest.requant_terms * _tiles(max(nest.acc_bits, 8), 32)
+        lut += out_lanes * (nest.acc_bits + 16)
+        ff += out_lanes * (nest.acc_bits + 32) * 2
+    lut += TASK_BASE_LUT
+    ff += TASK_BASE_FF
+    return TaskOption(f, iters + d, d, Resources(dsp=dsp, lut=lut, ff=ff))
+
+
+def _divisors(n: int, limit: int) -> List[int]:
+    n = max(1, int(n))
+    small = [d for d in range(1, int(math.isqrt(n)) + 1) if n % d == 0]
+    out = sorted(set(small + [n // d for d in small]))
+    return [d for d in out if d <= limit]
+
+
+def foldings(nest: LoopNest, device: Device) -> List[Folding]:
+    """Every folding the model considers: factors that divide their loop bounds exactly.
+    Pixel unrolling (vec) is only considered when channel parallelism alone is narrow."""
+    if nest.free:
+        return [Folding()]
+    pes = _divisors(nest.pe_bound, MAX_LANES)
+    simds = _divisors(nest.simd_bound, MAX_LANES)
+    vecs = [1]
+    if nest.pe_bound * nest.simd_bound < 64 and nest.vec_bound > 1:
+        vecs = [v for v in _divisors(nest.vec_bound, MAX_VEC) if nest.vectors % v == 0]
+    out = []
+    for v in vecs:
+        for p in pes:
+            for s in simds:
+                if v * p * s <= MAX_LANES:
+                    out.append(Folding(v, p, s))
+    return out
+
+
+def pareto_options(nest: LoopNest, device: Device) -> List[TaskOption]:
+    """Options not dominated in (cycles, dsp, lut), sorted by cycles ascending."""
+    opts = sorted((evaluate(nest, f, device) for f in foldings(nest, device)),
+                  key=lambda o: (o.cycles, o.res.dsp, o.res.lut, o.folding.lanes, o.folding.as_list()))
+    kept: List[TaskOption] = []
+    for o in opts:
+        if any(k.res.dsp <= o.res.dsp and k.res.lut <= o.res.lut for k in kept):
+            continue
+        kept.append(o)
+    return kept
+
+
+def transfer_cycles(nbytes: float, bytes_per_cycle: float) -> int:
+    return int(math.ceil(nbytes / bytes_per_cycle)) if nbytes > 0 else 0

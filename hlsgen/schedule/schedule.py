@@ -1,0 +1,101 @@
+"""The Schedule: what the scheduler decided, as plain data (the backends render from it)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from .cost import Folding, Resources
+
+
+@dataclass
+class TaskPlan:
+    name: str
+    op: str
+    folding: Folding
+    cycles: int                  # compute cycles for one input, with pipeline depth
+    transfer_cycles: int         # off-chip transfer cycles of this task's own traffic
+    macs: int
+    resources: Resources         # datapath (DSP/LUT/FF) plus its line buffers in dataflow
+    weights: str                 # "bram" / "uram" / "lutram" / "offchip" / "none"
+    offchip_bytes: int
+    start: int = 0               # modeled start cycle (absolute)
+
+
+@dataclass
+class Buffer:
+    """Where a tensor lives between tasks: a FIFO (dataflow), a scratchpad or off-chip."""
+
+    tensor: str
+    kind: str                    # "fifo" | "scratchpad" | "offchip"
+    bits: int
+    depth: int = 0               # FIFO depth in words
+    width: int = 0               # FIFO word width in bits
+    resources: Resources = field(default_factory=Resources)
+
+
+@dataclass
+class Stage:
+    index: int
+    mode: str                    # "dataflow" | "sequential"
+    tasks: List[TaskPlan]
+    cycles: int                  # for the whole batch, switch-in overhead included
+    start: int = 0               # cycle at which the stage starts
+    resources: Resources = field(default_factory=Resources)
+    buffers: List[Buffer] = field(default_factory=list)
+    offchip_bytes: int = 0
+    bottleneck: Optional[str] = None
+
+
+@dataclass
+class Schedule:
+    model: str
+    device: str
+    mode: str                    # requested mode: dataflow / sequential / auto
+    objective: str
+    batch: int
+    clock_mhz: float
+    resource_cap: float
+    stages: List[Stage]
+    total_cycles: int            # for the batch
+    offchip_bytes: int
+    resources: Resources         # the design: max over stages (cores are reconfigured) + resident weights
+    budget: Resources
+    weights_resident: bool
+    macs: int
+    search: Dict = field(default_factory=dict)
+
+    @property
+    def latency_ms(self) -> float:
+        return self.total_cycles / (self.clock_mhz * 1e3)
+
+    @property
+    def cycles_per_input(self) -> float:
+        return self.total_cycles / self.batch
+
+    def to_json(self, device=None) -> Dict:
+        def res(r: Resources):
+            return r.as_dict()
+
+        out = {
+            "model": self.model, "mode": self.mode, "objective": self.objective, "batch": self.batch,
+            "figures": "modeled (hlsgen cost model, not simulated or synthesized)",
+            "clock_mhz": self.clock_mhz, "resource_cap": self.resource_cap,
+            "total_cycles": self.total_cycles, "latency_ms": round(self.latency_ms, 6),
+            "cycles_per_input": self.cycles_per_input,
+            "macs": self.macs, "gops": round(2 * self.macs * self.batch / max(self.latency_ms, 1e-12) / 1e6, 3),
+            "offchip_bytes": self.offchip_bytes, "weights_resident": self.weights_resident,
+            "resources": res(self.resources), "budget": res(self.budget),
+            "stages": [{
+                "index": s.index, "mode": s.mode, "start": s.start, "cycles": s.cycles,
+                "offchip_bytes": s.offchip_bytes, "bottleneck": s.bottleneck, "resources": res(s.resources),
+                "tasks": [{"name": t.name, "op": t.op, "vec": t.folding.vec, "pe": t.folding.pe, "simd": t.folding.simd,
+                           "start": t.start, "cycles": t.cycles, "transfer_cycles": t.transfer_cycles, "macs": t.macs,
+                           "weights": t.weights, "offchip_bytes": t.offchip_bytes, "resources": res(t.resources)}
+                          for t in s.tasks],
+                "buffers": [{"tensor": b.tensor, "kind": b.kind, "bits": b.bits, "depth": b.depth, "width": b.width,
+                             "resources": res(b.resources)} for b in s.buffers],
+            } for s in self.stages],
+            "search": self.search,
+        }
+        out["device"] = device.summary() if device is not None else self.device
+        return out

@@ -1,0 +1,538 @@
+"""The InTAR-style scheduler: split the task list into stages, run each stage as dataflow or
+sequential, pick every task's folding, place every buffer, all from the cost model.
+
+Execution model (docs/performance.md has the derivations):
+- Stages run one after another; a stage owns the whole device while it runs, so compute
+  resources (DSP, LUT, FF) and stage buffers are shared across stages by reconfiguration
+  (InTAR's compute cores), and the design needs the maximum over stages. Resident weights
+  are the exception: they persist, so they are reserved for the whole design.
+- dataflow stage: every task has its own datapath; tasks stream to each other through FIFOs.
+  A task starts once its producers have emitted the blocks it needs (rows for convolutions);
+  the stage takes (pipeline fill along the critical path) + (batch - 1) x (slowest task).
+- sequential stage: one compute core time-shared by the tasks in order; each task gets the
+  best folding whose DSPs fit the core; intermediates live in on-chip scratchpads.
+- A tensor that is not a FIFO inside a dataflow stage is stored: in an on-chip scratchpad
+  when it is at most `scratch_fraction` of the capped on-chip memory, otherwise off-chip
+  (written once, read by each consumer). The rule depends on the tensor only, so every
+  segmentation places a tensor the same way.
+- Weights are resident on chip when all of them fit in half of the capped on-chip memory,
+  otherwise every task streams its weights from off-chip memory for every input.
+- Off-chip traffic runs on AXI ports of `port_bits`, one port per tensor stream, limited by
+  the memory channel bandwidth; the whole stage is limited by the memory's total bandwidth.
+
+Search (`mode="auto"`): dynamic programming over segmentations of the task list into
+contiguous stages of at most `max_segment` tasks, each stage dataflow or sequential with its
+own allocation, plus the two single-stage designs (whole-graph dataflow and whole-graph
+sequential). The DP is exact for that space because a stage's cost and feasibility depend
+only on its first and last task. Hence auto is never worse than either baseline.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ..errors import HlsgenError
+from ..ir.graph import Graph
+from ..ops import OPS
+from .cost import (Folding, Resources, TaskOption, budget, evaluate, fifo, fits, onchip_bits, pareto_options,
+                   shortfall, storage, transfer_cycles)
+from .device import Device
+from .schedule import Buffer, Schedule, Stage, TaskPlan
+
+MODES = ("auto", "dataflow", "sequential")
+OBJECTIVES = ("latency", "throughput")
+STAGE_SWITCH_CYCLES = 64     # drain the previous stage's pipelines, send configuration words
+TASK_SWITCH_CYCLES = 4       # InTAR: one configuration-word FIFO read + mux (10-20 ns)
+MEMORY_LATENCY_CYCLES = 100  # first word of an off-chip burst
+RECONF_LUT_PER_TASK = 64     # operand/result muxes of a core per extra configuration
+
+
+@dataclass(frozen=True)
+class ScheduleOptions:
+    mode: str = "auto"
+    clock_mhz: Optional[float] = None
+    resource_cap: float = 0.8
+    objective: str = "latency"
+    batch: int = 1
+    port_bits: int = 512
+    max_segment: int = 48
+    weights: str = "auto"                     # auto | onchip | offchip
+    scratch_fraction: float = 0.25
+    folding: Tuple[Tuple[str, Tuple[int, int, int]], ...] = ()   # fixed foldings (validation)
+
+    def check(self):
+        if self.mode not in MODES:
+            raise HlsgenError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
+        if self.objective not in OBJECTIVES:
+            raise HlsgenError(f"unknown objective {self.objective!r}; choose one of {', '.join(OBJECTIVES)}")
+        if not (0 < self.resource_cap <= 1):
+            raise HlsgenError(f"--resource-cap {self.resource_cap} must be in (0, 1], e.g. 0.8")
+        if self.clock_mhz is not None and not (1 <= self.clock_mhz <= 2000):
+            raise HlsgenError(f"--clock {self.clock_mhz} MHz is not a plausible FPGA clock; pass e.g. 300")
+        if self.batch < 1:
+            raise HlsgenError(f"--batch {self.batch} must be at least 1")
+        if self.weights not in ("auto", "onchip", "offchip"):
+            raise HlsgenError(f"weights placement {self.weights!r}: choose auto, onchip or offchip")
+        if self.port_bits % 8 or not (8 <= self.port_bits <= 1024):
+            raise HlsgenError(f"port width {self.port_bits} bits: use a multiple of 8 up to 1024")
+
+
+@dataclass
+class _SegResult:
+    cycles: int                       # for the batch, stage switch included
+    res: Resources
+    choice: Dict                      # mode-specific: chosen options, T or core DSP
+    feasible: bool
+    short: List[str] = field(default_factory=list)
+
+
+class Problem:
+    """Everything about a graph on a device that does not depend on the segmentation."""
+
+    def __init__(self, graph: Graph, device: Device, opts: ScheduleOptions):
+        opts.check()
+        self.g, self.dev, self.opts = graph, device, opts
+        self.clock = float(opts.clock_mhz or device.clock_mhz)
+        self.tasks = list(graph.tasks)
+        if not self.tasks:
+            raise HlsgenError(f"model {graph.name!r} has no tasks to schedule")
+        self.n = len(self.tasks)
+        self.pos = {t.name: k for k, t in enumerate(self.tasks)}
+        self.nests = []
+        for t in self.tasks:
+            try:
+                self.nests.append(OPS[t.op].loops(t, graph))
+            except NotImplementedError:
+                raise HlsgenError(f"task {t.name!r}: op {t.op!r} has no cost model yet; it cannot be scheduled") from None
+        self.macs = [int(OPS[t.op].macs(t, graph)) for t in self.tasks]
+        self.budget = budget(device, opts.resource_cap)
+        mem = device.main_memory
+        self.total_bpc = mem.bandwidth_gbs * 1e9 / (self.clock * 1e6)
+        self.port_bpc = min(opts.port_bits / 8, self.total_bpc / max(1, mem.channels) if mem.channels > 1 else self.total_bpc)
+        fixed = dict(opts.folding)
+        unknown = sorted(set(fixed) - set(self.pos))
+        if unknown:
+            raise HlsgenError(f"fixed folding names unknown task {unknown[0]!r}; task names are listed by `hlsgen inspect`")
+        self.options: List[List[TaskOption]] = []
+        for t, nest in zip(self.tasks, self.nests):
+            if t.name in fixed:
+                v, p, s = fixed[t.name]
+                if nest.pe_bound % p or nest.simd_bound % s or (nest.vectors and nest.vectors % v):
+                    raise HlsgenError(f"task {t.name!r}: folding vec={v} pe={p} simd={s} does not divide its loop bounds "
+                                      f"(vectors {nest.vectors}, pe {nest.pe_bound}, simd {nest.simd_bound})")
+                self.options.append([evaluate(nest, Folding(v, p, s), device)])
+            else:
+                self.options.append(pareto_options(nest, device))
+        # for sequential cores: options sorted by DSP with the best cycles so far
+        self._by_dsp = []
+        for opts_k in self.options:
+            srt = sorted(opts_k, key=lambda o: (o.res.dsp, o.cycles, o.res.lut))
+            best, dsps, picks = None, [], []
+            for o in srt:
+                if best is None or o.cycles < best.cycles:
+                    best = o
+                dsps.append(o.res.dsp)
+                picks.append(best)
+            self._by_dsp.append((dsps, picks))
+        self._tensor_facts()
+        self._weights()
+
+    # ------------------------------------------------------------------ facts
+    def _tensor_facts(self):
+        g = self.g
+        self.prod: Dict[str, int] = {n: -1 for n in g.inputs}
+        self.cons: Dict[str, List[int]] = {}
+        for k, t in enumerate(self.tasks):
+            for o in t.outputs:
+                self.prod[o] = k
+            for i in t.inputs:
+                if not g.tensors[i].is_const:
+                    self.cons.setdefault(i, []).append(k)
+        self.act = [n for n in self.prod]
+        self.bits = {n: g.tensors[n].size * g.tensors[n].dtype.bits for n in self.act}
+        outs = set(g.outputs)
+        self.last = {n: (self.n if n in outs else max(self.cons.get(n, [self.prod[n]]))) for n in self.act}
+        usable = onchip_bits(self.dev, self.opts.resource_cap)
+        self.scratch_limit = self.opts.scratch_fraction * usable
+        # off-chip: graph inputs and outputs, and tensors too large for a scratchpad
+        self.offchip = {n: (self.prod[n] == -1 or n in outs or self.bits[n] > self.scratch_limit) for n in self.act}
+        names = [n for n in self.act if not self.offchip[n]]
+        self._on_names = names
+        self._on_prod = np.array([self.prod[n] for n in names], dtype=np.int64)
+        self._on_last = np.array([self.last[n] for n in names], dtype=np.int64)
+        self._on_bits = np.array([self.bits[n] for n in names], dtype=np.int64)
+        # per position: on-chip bits live when every intermediate is stored (sequential)
+        live = np.zeros(self.n + 1, dtype=np.int64)
+        for p, l, b in zip(self._on_prod, self._on_last, self._on_bits):
+            live[max(p, 0): min(l, self.n - 1) + 1] += b
+        self._live_seq = live
+
+    def _weights(self):
+        g = self.g
+        self.weight_bits = [n.weights * n.weight_bits for n in self.nests]
+        total = sum(self.weight_bits)
+        usable = onchip_bits(self.dev, self.opts.resource_cap)
+        want = self.opts.weights
+        self.resident = (want == "onchip") or (want == "auto" and total <= usable / 2)
+        reserved = Resources()
+        self.weight_place = []
+        for k, wb in enumerate(self.weight_bits):
+            if wb == 0:
+                self.weight_place.append("none")
+                continue
+            if not self.resident:
+                self.weight_place.append("offchip")
+                continue
+            r = storage(wb, 72, self.dev)
+            reserved = reserved + r
+            self.weight_place.append("uram" if r.uram else "bram" if r.bram18 else "lutram")
+        self.reserved = reserved
+        self.stage_budget = Resources(*(max(0, getattr(self.budget, f) - getattr(reserved, f))
+                                        for f in ("dsp", "bram18", "uram", "lut", "ff")))
+        if self.resident and not fits(reserved, self.budget):
+            raise HlsgenError(f"model {g.name!r}: resident weights need {reserved.as_dict()} but the cap allows "
+                              f"{self.budget.as_dict()}; pass --weights offchip or a larger --resource-cap")
+
+    # ------------------------------------------------------------------ traffic
+    def _stored(self, name: str, i: int, j: int, mode: str) -> bool:
+        """Is this activation stored (not a FIFO) when tasks [i, j) form a stage of `mode`?"""
+        if mode == "sequential":
+            return True
+        p = self.prod[name]
+        return not (i <= p and self.last[name] < j)
+
+    def _traffic(self, k: int, i: int, j: int, mode: str) -> Tuple[int, int]:
+        """(off-chip bytes, transfer cycles) of task k for one input."""
+        t = self.tasks[k]
+        streams = []
+        if self.weight_place[k] == "offchip":
+            streams.append(self.weight_bits[k] / 8)
+        for n in t.inputs:
+            if n in self.prod and self.offchip[n] and self._stored(n, i, j, mode):
+                streams.append(self.bits[n] / 8)
+        for n in t.outputs:
+            if n in self.prod and self.offchip[n] and self._stored(n, i, j, mode):
+                streams.append(self.bits[n] / 8)
+        if not streams or self.nests[k].free:
+            return 0, 0
+        cyc = MEMORY_LATENCY_CYCLES + max(transfer_cycles(b, self.port_bpc) for b in streams)
+        return int(sum(streams)), cyc
+
+    def _scratch_bits(self, i: int, j: int, mode: str) -> int:
+        if not len(self._on_bits):
+            return 0
+        if mode == "sequential":
+            return int(self._live_seq[i:j].max())
+        p, l, b = self._on_prod, self._on_last, self._on_bits
+        touching = (p < j) & (l >= i)
+        internal = (p >= i) & (l < j)
+        return int(b[touching & ~internal].sum())
+
+    # ------------------------------------------------------------------ dataflow
+    def _df_timing(self, i: int, j: int, eff: List[int], lanes: Dict[int, int]) -> Tuple[int, Dict[str, Tuple[int, int]], int]:
+        """Pipeline timing of a dataflow stage for one input: (latency, fifo depths, bottleneck k)."""
+        start = {}
+        end = {}
+        depths: Dict[str, Tuple[int, int]] = {}
+        for k in range(i, j):
+            t, nest = self.tasks[k], self.nests[k]
+            preds = [(n, self.prod[n]) for n in t.inputs if n in self.prod and i <= self.prod[n] < k
+                     and not self._stored(n, i, j, "dataflow")]
+            s = 0.0
+            e_in = 0.0
+            arrivals = []
+            for n, p in preds:
+                pn = self.nests[p]
+                blocks = max(1, pn.blocks)
+                need = min(blocks, max(1, nest.lookahead))
+                ready = start[p] + eff[p - i] * need / blocks
+                arrivals.append((n, p, start[p] + eff[p - i] / blocks))
+                s = max(s, ready)
+                e_in = max(e_in, end[p])
+            start[k] = s
+            blocks_k = max(1, nest.blocks)
+            end[k] = max(s + eff[k - i], e_in + eff[k - i] / blocks_k)
+            # FIFO depth: what a producer emits between its first output and the consumer starting
+            for n, p, first in arrivals:
+                po = self.nests[p]
+                words = max(1, self.g.tensors[n].size // max(1, lanes[p]))
+                rate = words / max(1.0, eff[p - i])
+                depth = int(min(words, max(2, math.ceil((s - first) * rate) + 2)))
+                depths[n] = (depth, lanes[p] * self.g.tensors[n].dtype.bits)
+        lat = int(math.ceil(max(end.values()))) if end else 0
+        bott = max(range(i, j), key=lambda k: (eff[k - i], -k))
+        self._last_starts = start
+        return lat, depths, bott
+
+    def _dataflow(self, i: int, j: int, detail: bool = False) -> _SegResult:
+        B = self.opts.batch
+        traffic = [self._traffic(k, i, j, "dataflow") for k in range(i, j)]
+        tmin = max((c for _, c in traffic), default=0)
+        fixed = Resources()
+        for k in range(i, j):
+            nest = self.nests[k]
+            fixed = fixed + storage(nest.window_bits, max(1, nest.act_bits * 8), self.dev)
+            fixed = fixed + storage(nest.full_buffer_bits, max(1, nest.act_bits), self.dev)
+        scratch = self._scratch_bits(i, j, "dataflow")
+        fixed = fixed + storage(scratch, 64, self.dev)
+        fifo_guess = Resources(lut=40 * (j - i), ff=60 * (j - i))
+        opts = self.options[i:j]
+        cand = sorted({o.cycles for ol in opts for o in ol if o.cycles >= tmin} | {tmin})
+        # per task: options by cycles ascending and the min-(dsp, lut) pick among the prefix
+        pref = []
+        for ol in opts:
+            cyc, picks, best = [], [], None
+            for o in ol:  # sorted by cycles ascending
+                if best is None or (o.res.dsp, o.res.lut) < (best.res.dsp, best.res.lut):
+                    best = o
+                cyc.append(o.cycles)
+                picks.append(best)
+            pref.append((cyc, picks))
+
+        def pick(T):
+            chosen = []
+            for cyc, picks in pref:
+                idx = bisect.bisect_right(cyc, T) - 1
+                if idx < 0:
+                    return None
+                chosen.append(picks[idx])
+            return chosen
+
+        def total(chosen):
+            r = fixed + fifo_guess
+            for o in chosen:
+                r = r + o.res
+            return r
+
+        lo, hi = 0, len(cand) - 1
+        if pick(cand[hi]) is None or not fits(total(pick(cand[hi])), self.stage_budget):
+            chosen = pick(cand[hi]) or [ol[-1] for ol in opts]
+            return _SegResult(0, total(chosen), {}, False, shortfall(total(chosen), self.stage_budget))
+        while lo < hi:
+            mid = (lo + hi) // 2
+            ch = pick(cand[mid])
+            if ch is not None and fits(total(ch), self.stage_budget):
+                hi = mid
+            else:
+                lo = mid + 1
+        def timed(chosen):
+            lanes = {k: chosen[k - i].folding.vec * chosen[k - i].folding.pe for k in range(i, j)}
+            eff = [max(o.cycles, tr[1]) for o, tr in zip(chosen, traffic)]
+            lat, depths, bott = self._df_timing(i, j, eff, lanes)
+            res = fixed
+            for d, w in depths.values():
+                res = res + fifo(d, w, self.dev)
+            for o in chosen:
+                res = res + o.res
+            cycles = lat + (B - 1) * eff[bott - i]
+            return cycles, res, eff, depths, bott, lat, dict(self._last_starts)
+
+        # exact FIFOs: step to the next target if they break the budget
+        for T in cand[lo:]:
+            chosen = pick(T)
+            if chosen is None:
+                continue
+            cycles, res, eff, depths, bott, lat, starts = timed(chosen)
+            if fits(res, self.stage_budget):
+                break
+        else:
+            return _SegResult(0, res, {}, False, shortfall(res, self.stage_budget))
+        # the target T balances the slowest task; when tasks cannot overlap (one block, e.g. a
+        # single vector through an MLP) latency is a sum, so spend what budget is left on the
+        # upgrade that shortens the stage most per extra DSP (then LUT), while any helps
+        for _ in range(4 * (j - i)):
+            best_up = None
+            for idx in range(j - i):
+                ol = opts[idx]
+                pos = ol.index(chosen[idx])
+                if pos == 0:
+                    continue
+                trial = list(chosen)
+                trial[idx] = ol[pos - 1]
+                c2, r2, *_ = timed(trial)
+                if c2 >= cycles or not fits(r2, self.stage_budget):
+                    continue
+                cost = (r2.dsp - res.dsp, r2.lut - res.lut)
+                gain = cycles - c2
+                key = (gain / max(1, cost[0]) if cost[0] > 0 else gain * 1e6, gain)
+                if best_up is None or key > best_up[0]:
+                    best_up = (key, trial)
+            if best_up is None:
+                break
+            chosen = best_up[1]
+            cycles, res, eff, depths, bott, lat, starts = timed(chosen)
+        bytes_in = sum(b for b, _ in traffic)
+        cycles = max(cycles, math.ceil(B * bytes_in / self.total_bpc)) + STAGE_SWITCH_CYCLES
+        choice = {"chosen": chosen, "eff": eff, "traffic": traffic, "depths": depths, "bottleneck": bott,
+                  "latency": lat, "scratch": scratch, "steady": eff[bott - i],
+                  "starts": starts}
+        return _SegResult(int(cycles), res, choice, True)
+
+    # ------------------------------------------------------------------ sequential
+    def _sequential(self, i: int, j: int, detail: bool = False) -> _SegResult:
+        B = self.opts.batch
+        traffic = [self._traffic(k, i, j, "sequential") for k in range(i, j)]
+        scratch = self._scratch_bits(i, j, "sequential")
+        mem = storage(scratch, 64, self.dev)
+        ntask = sum(1 for k in range(i, j) if not self.nests[k].free)
+        mux = Resources(lut=RECONF_LUT_PER_TASK * max(0, ntask - 1))
+        cands = sorted({d for k in range(i, j) for d in self._by_dsp[k][0] if d <= self.stage_budget.dsp})
+        best = None
+        for D in cands:
+            chosen = []
+            for k in range(i, j):
+                dsps, picks = self._by_dsp[k]
+                idx = bisect.bisect_right(dsps, D) - 1
+                if idx < 0:
+                    chosen = None
+                    break
+                chosen.append(picks[idx])
+            if chosen is None:
+                continue
+            core = Resources()
+            for o in chosen:
+                core = core.max(o.res)
+            res = core + mem + mux
+            if not fits(res, self.stage_budget):
+                continue
+            per_input = sum(max(o.cycles, tr[1]) + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0)
+                            for k, o, tr in zip(range(i, j), chosen, traffic))
+            cycles = B * per_input + STAGE_SWITCH_CYCLES
+            key = (cycles, core.dsp, core.lut)
+            if best is None or key < best[0]:
+                best = (key, chosen, res, cycles)
+        if best is None:
+            chosen = [min(ol, key=lambda o: (o.res.dsp, o.res.lut)) for ol in self.options[i:j]]
+            core = Resources()
+            for o in chosen:
+                core = core.max(o.res)
+            return _SegResult(0, core + mem + mux, {}, False, shortfall(core + mem + mux, self.stage_budget))
+        _, chosen, res, cycles = best
+        return _SegResult(int(cycles), res, {"chosen": chosen, "traffic": traffic, "scratch": scratch}, True)
+
+    def segment(self, i: int, j: int, mode: str) -> _SegResult:
+        return self._dataflow(i, j) if mode == "dataflow" else self._sequential(i, j)
+
+    # ------------------------------------------------------------------ building the Schedule
+    def _stage(self, index: int, i: int, j: int, mode: str, seg: _SegResult, start: int) -> Stage:
+        chosen, traffic = seg.choice["chosen"], seg.choice["traffic"]
+        plans = []
+        offset = 0
+        for k, o, (nbytes, tcyc) in zip(range(i, j), chosen, traffic):
+            nest = self.nests[k]
+            r = o.res
+            if mode == "dataflow":
+                r = r + storage(nest.window_bits, max(1, nest.act_bits * 8), self.dev) + \
+                    storage(nest.full_buffer_bits, max(1, nest.act_bits), self.dev)
+            plans.append(TaskPlan(name=self.tasks[k].name, op=self.tasks[k].op, folding=o.folding, cycles=o.cycles,
+                                  transfer_cycles=tcyc, macs=self.macs[k], resources=r, weights=self.weight_place[k],
+                                  offchip_bytes=nbytes * self.opts.batch,
+                                  start=start + (int(seg.choice["starts"][k]) if mode == "dataflow" else offset)))
+            if mode == "sequential":
+                offset += self.opts.batch * (max(o.cycles, tcyc) + (TASK_SWITCH_CYCLES if not nest.free else 0))
+        buffers = []
+        seen = set()
+        for k in range(i, j):
+            for n in list(self.tasks[k].inputs) + list(self.tasks[k].outputs):
+                if n not in self.prod or n in seen:
+                    continue
+                seen.add(n)
+                if mode == "dataflow" and not self._stored(n, i, j, mode):
+                    d, w = seg.choice["depths"].get(n, (2, self.g.tensors[n].dtype.bits))
+                    buffers.append(Buffer(n, "fifo", self.bits[n], depth=d, width=w, resources=fifo(d, w, self.dev)))
+                else:
+                    kind = "offchip" if self.offchip[n] else "scratchpad"
+                    r = Resources() if self.offchip[n] else storage(self.bits[n], 64, self.dev)
+                    buffers.append(Buffer(n, kind, self.bits[n], resources=r))
+        bott = None
+        if mode == "dataflow":
+            bott = self.tasks[seg.choice["bottleneck"]].name
+        return Stage(index=index, mode=mode, tasks=plans, cycles=seg.cycles, start=start, resources=seg.res,
+                     buffers=buffers, offchip_bytes=sum(p.offchip_bytes for p in plans), bottleneck=bott)
+
+    def build(self, segs: List[Tuple[int, int, str, _SegResult]], mode: str, search: Dict) -> Schedule:
+        stages, t = [], 0
+        res = Resources()
+        for idx, (i, j, m, seg) in enumerate(segs):
+            st = self._stage(idx, i, j, m, seg, t)
+            stages.append(st)
+            t += st.cycles
+            res = res.max(seg.res)
+        total = t
+        if (self.opts.objective == "throughput" and len(segs) == 1 and segs[0][2] == "dataflow"):
+            # successive batches overlap in a single dataflow pipeline: one batch per B x bottleneck
+            total = self.opts.batch * segs[0][3].choice["steady"] + STAGE_SWITCH_CYCLES
+        return Schedule(model=self.g.name, device=self.dev.name, mode=mode, objective=self.opts.objective,
+                        batch=self.opts.batch, clock_mhz=self.clock, resource_cap=self.opts.resource_cap,
+                        stages=stages, total_cycles=int(total), offchip_bytes=sum(s.offchip_bytes for s in stages),
+                        resources=res + self.reserved, budget=self.budget, weights_resident=self.resident,
+                        macs=sum(self.macs), search=search)
+
+    def objective_cycles(self, segs) -> int:
+        if self.opts.objective == "throughput" and len(segs) == 1 and segs[0][2] == "dataflow":
+            return self.opts.batch * segs[0][3].choice["steady"] + STAGE_SWITCH_CYCLES
+        return sum(s[3].cycles for s in segs)
+
+
+def _infeasible(prob: Problem, what: str, seg: _SegResult):
+    short = seg.short or ["no folding fits"]
+    raise HlsgenError(f"{what} does not fit {prob.dev.name} under --resource-cap {prob.opts.resource_cap}: "
+                      f"{short[0]}; raise --resource-cap, pick a larger device or try --mode auto/sequential")
+
+
+def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptions()) -> Schedule:
+    """Schedule `graph` on `device`. Deterministic: same inputs, same schedule."""
+    prob = Problem(graph, device, opts)
+    n = prob.n
+    whole = {m: prob.segment(0, n, m) for m in ("dataflow", "sequential")}
+    if opts.mode in ("dataflow", "sequential"):
+        seg = whole[opts.mode]
+        if not seg.feasible:
+            _infeasible(prob, f"model {graph.name!r} as one {opts.mode} stage", seg)
+        return prob.build([(0, n, opts.mode, seg)], opts.mode, {"space": f"single {opts.mode} stage"})
+    # auto: DP over contiguous segments
+    L = max(1, opts.max_segment)
+    INF = (float("inf"), 0)
+    best: List[Tuple[float, int]] = [INF] * (n + 1)
+    back: List[Optional[Tuple[int, str, _SegResult]]] = [None] * (n + 1)
+    best[0] = (0, 0)
+    evaluated = 0
+    worst_short = None
+    for j in range(1, n + 1):
+        for i in range(max(0, j - L), j):
+            if best[i][0] == float("inf"):
+                continue
+            for m in ("dataflow", "sequential"):
+                seg = prob.segment(i, j, m)
+                evaluated += 1
+                if not seg.feasible:
+                    if j - i == 1 and m == "sequential":
+                        worst_short = seg
+                    continue
+                key = (best[i][0] + seg.cycles, best[i][1] + 1)
+                if key < best[j]:
+                    best[j] = key
+                    back[j] = (i, m, seg)
+    candidates = []
+    if best[n][0] != float("inf"):
+        segs, j = [], n
+        while j > 0:
+            i, m, seg = back[j]
+            segs.append((i, j, m, seg))
+            j = i
+        segs.reverse()
+        candidates.append(("dp", segs))
+    for m in ("dataflow", "sequential"):
+        if whole[m].feasible:
+            candidates.append((f"whole-{m}", [(0, n, m, whole[m])]))
+    if not candidates:
+        _infeasible(prob, f"model {graph.name!r} (some task even alone)", worst_short or whole["sequential"])
+    name, segs = min(candidates, key=lambda c: (prob.objective_cycles(c[1]), len(c[1])))
+    search = {"space": f"contiguous segments of at most {L} tasks, each dataflow or sequential, "
+                       f"plus the whole-graph dataflow and sequential designs",
+              "segments_evaluated": evaluated, "tasks": n, "picked": name}
+    return prob.build(segs, "auto", search)
