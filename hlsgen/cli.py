@@ -38,6 +38,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compare", action="store_true", help="also execute the float ONNX model and compare every quantized tensor")
     p.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
 
+    p = sub.add_parser("zoo", help="build a seeded Brevitas model of the zoo and export it to quantized ONNX",
+                       description="Build a zoo model in PyTorch with Brevitas (random weights from the seed, "
+                                   "quantizers calibrated on seeded random inputs) and export it. Needs hlsgen[zoo].")
+    p.add_argument("name", nargs="?", help="model name (see --list)")
+    p.add_argument("--list", action="store_true", help="list the models, their configs, parameters and MACs")
+    p.add_argument("--config", default="default", help="model configuration (default: 'default')")
+    p.add_argument("-o", "--output", metavar="FILE.onnx", help="where to write (default NAME-CONFIG.onnx)")
+    p.add_argument("--format", choices=["qonnx", "qcdq"], default="qonnx", help="QONNX Quant nodes or QuantizeLinear/Clip/DequantizeLinear")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--act-bits", type=int, help="activation bits (default: the model's, 8 for InTAR kernels; 16 is InTAR's int16)")
+    p.add_argument("--weight-bits", type=int, help="weight bits (default: the model's)")
+
     p = sub.add_parser("devices", help="list the device profiles shipped with hlsgen",
                        description="List the shipped device profiles (a YAML file path works wherever a name does).")
     p.add_argument("--json", action="store_true", help="print the profiles as JSON")
@@ -125,6 +137,29 @@ def cmd_run(a) -> int:
     return 0
 
 
+def cmd_zoo(a) -> int:
+    try:
+        from .zoo import models
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise HlsgenError(f"hlsgen zoo needs torch and brevitas ({exc.name} is missing); pip install 'hlsgen[zoo]'") from None
+    if a.list or not a.name:
+        print(f"{'model':14s} {'config':8s} {'bits (A/W)':>10s} {'weights':>12s} {'MACs':>14s}  description")
+        for m in models.MODELS.values():
+            for c in m.configs:
+                st = models.model_stats(m.name, c, m.default_act_bits, m.default_weight_bits)
+                print(f"{m.name:14s} {c:8s} {m.default_act_bits:>5d}/{m.default_weight_bits:<4d} {st['params']:12,d} "
+                      f"{st['macs']:14,d}  {m.description}")
+        return 0
+    if a.name not in models.MODELS:
+        raise HlsgenError(f"unknown zoo model {a.name!r}; choose one of {', '.join(models.MODELS)} (hlsgen zoo --list)")
+    out = a.output or f"{a.name}-{a.config}.onnx"
+    t0 = time.perf_counter()
+    print(f"hlsgen: building {a.name} ({a.config}) with Brevitas and exporting {a.format}...", file=sys.stderr)
+    p = models.export(a.name, a.config, out, a.format, a.seed, a.act_bits, a.weight_bits)
+    print(f"wrote {p} ({a.name}, config {a.config}, {a.format}, seed {a.seed}) in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
 def cmd_devices(a) -> int:
     from .schedule.device import device_names, load_device
 
@@ -194,7 +229,7 @@ def main(argv=None) -> int:
     ap = build_parser()
     a = ap.parse_args(argv)
     try:
-        return {"inspect": cmd_inspect, "run": cmd_run, "devices": cmd_devices, "schedule": cmd_schedule}[a.command](a)
+        return {"inspect": cmd_inspect, "run": cmd_run, "devices": cmd_devices, "zoo": cmd_zoo, "schedule": cmd_schedule}[a.command](a)
     except HlsgenError as exc:
         print(f"hlsgen: error: {exc}", file=sys.stderr)
         return exc.exit_code

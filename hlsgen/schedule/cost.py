@@ -8,7 +8,7 @@ against. Every figure produced here is *modeled*, never measured.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Dict, List
 
 from ..ops.base import LoopNest
@@ -36,10 +36,14 @@ class Resources:
     ff: int = 0
 
     def __add__(self, o: "Resources") -> "Resources":
-        return Resources(*(getattr(self, f.name) + getattr(o, f.name) for f in fields(self)))
+        return Resources(self.dsp + o.dsp, self.bram18 + o.bram18, self.uram + o.uram, self.lut + o.lut, self.ff + o.ff)
 
     def max(self, o: "Resources") -> "Resources":
-        return Resources(*(max(getattr(self, f.name), getattr(o, f.name)) for f in fields(self)))
+        return Resources(max(self.dsp, o.dsp), max(self.bram18, o.bram18), max(self.uram, o.uram),
+                         max(self.lut, o.lut), max(self.ff, o.ff))
+
+    def as_tuple(self):
+        return (self.dsp, self.bram18, self.uram, self.lut, self.ff)
 
     def as_dict(self) -> Dict[str, int]:
         return {k: int(getattr(self, k)) for k in RESOURCES}
@@ -61,7 +65,8 @@ def shortfall(use: Resources, limit: Resources) -> List[str]:
 
 
 def fits(use: Resources, limit: Resources) -> bool:
-    return all(getattr(use, k) <= getattr(limit, k) for k in RESOURCES)
+    return (use.dsp <= limit.dsp and use.bram18 <= limit.bram18 and use.uram <= limit.uram and use.lut <= limit.lut
+            and use.ff <= limit.ff)
 
 
 # ----------------------------------------------------------------------------- storage

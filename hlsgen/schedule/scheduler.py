@@ -49,6 +49,8 @@ STAGE_SWITCH_CYCLES = 64     # drain the previous stage's pipelines, send config
 TASK_SWITCH_CYCLES = 4       # InTAR: one configuration-word FIFO read + mux (10-20 ns)
 MEMORY_LATENCY_CYCLES = 100  # first word of an off-chip burst
 RECONF_LUT_PER_TASK = 64     # operand/result muxes of a core per extra configuration
+GREEDY_STEPS = 24            # latency refinement of a dataflow allocation: at most this many upgrades,
+GREEDY_TRIALS = 6            # each trying the slowest tasks
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ class Problem:
         mem = device.main_memory
         self.total_bpc = mem.bandwidth_gbs * 1e9 / (self.clock * 1e6)
         self.port_bpc = min(opts.port_bits / 8, self.total_bpc / max(1, mem.channels) if mem.channels > 1 else self.total_bpc)
+        self._weights()
         fixed = dict(opts.folding)
         unknown = sorted(set(fixed) - set(self.pos))
         if unknown:
@@ -126,8 +129,11 @@ class Problem:
                                       f"(vectors {nest.vectors}, pe {nest.pe_bound}, simd {nest.simd_bound})")
                 self.options.append([evaluate(nest, Folding(v, p, s), device)])
             else:
-                self.options.append(pareto_options(nest, device))
-        # for sequential cores: options sorted by DSP with the best cycles so far
+                ol = pareto_options(nest, device)
+                limit = self.weight_read_bits[len(self.options)]
+                ok = [o for o in ol if o.folding.lanes * nest.weight_bits <= limit or not nest.multiply]
+                self.options.append(ok or ol[-1:])
+        # for sequential cores: options sorted by DSP with the best cycles so far, as arrays
         self._by_dsp = []
         for opts_k in self.options:
             srt = sorted(opts_k, key=lambda o: (o.res.dsp, o.cycles, o.res.lut))
@@ -137,9 +143,17 @@ class Problem:
                     best = o
                 dsps.append(o.res.dsp)
                 picks.append(best)
-            self._by_dsp.append((dsps, picks))
+            arr = np.array([[p.cycles, p.res.dsp, p.res.bram18, p.res.uram, p.res.lut, p.res.ff] for p in picks],
+                           dtype=np.int64)
+            self._by_dsp.append((np.array(dsps, dtype=np.int64), picks, arr))
+        self._cache: Dict = {}
+        self.cache_hits = 0
+        # tasks with the same loop nest, options and weight placement cost the same
+        interned: Dict = {}
+        self._task_sig = [interned.setdefault((t.op, nest, self.weight_place[k],
+                                               tuple(tuple(o.folding.as_list()) for o in self.options[k])), len(interned))
+                          for k, (t, nest) in enumerate(zip(self.tasks, self.nests))]
         self._tensor_facts()
-        self._weights()
 
     # ------------------------------------------------------------------ facts
     def _tensor_facts(self):
@@ -180,16 +194,19 @@ class Problem:
         self.resident = (want == "onchip") or (want == "auto" and total <= usable / 2)
         reserved = Resources()
         self.weight_place = []
+        # weight bits the lanes may read per cycle: resident weights are stored densely (72-bit
+        # words) and each block has two read ports, so wide foldings need proportionally
+        # many blocks; LUTRAM/register weights and streamed weights do not limit the folding
+        self.weight_read_bits = []
         for k, wb in enumerate(self.weight_bits):
-            if wb == 0:
-                self.weight_place.append("none")
-                continue
-            if not self.resident:
-                self.weight_place.append("offchip")
+            if wb == 0 or not self.resident:
+                self.weight_place.append("none" if wb == 0 else "offchip")
+                self.weight_read_bits.append(float("inf"))
                 continue
             r = storage(wb, 72, self.dev)
             reserved = reserved + r
             self.weight_place.append("uram" if r.uram else "bram" if r.bram18 else "lutram")
+            self.weight_read_bits.append(2 * 72 * r.uram if r.uram else 2 * 36 * r.bram18 if r.bram18 else float("inf"))
         self.reserved = reserved
         self.stage_budget = Resources(*(max(0, getattr(self.budget, f) - getattr(reserved, f))
                                         for f in ("dsp", "bram18", "uram", "lut", "ff")))
@@ -344,9 +361,11 @@ class Problem:
         # the target T balances the slowest task; when tasks cannot overlap (one block, e.g. a
         # single vector through an MLP) latency is a sum, so spend what budget is left on the
         # upgrade that shortens the stage most per extra DSP (then LUT), while any helps
-        for _ in range(4 * (j - i)):
+        for _ in range(min(4 * (j - i), GREEDY_STEPS)):
             best_up = None
-            for idx in range(j - i):
+            # try upgrading the slowest tasks (the others cannot shorten the stage much)
+            slowest = sorted(range(j - i), key=lambda x: -eff[x])[:GREEDY_TRIALS]
+            for idx in slowest:
                 ol = opts[idx]
                 pos = ol.index(chosen[idx])
                 if pos == 0:
@@ -380,42 +399,74 @@ class Problem:
         mem = storage(scratch, 64, self.dev)
         ntask = sum(1 for k in range(i, j) if not self.nests[k].free)
         mux = Resources(lut=RECONF_LUT_PER_TASK * max(0, ntask - 1))
-        cands = sorted({d for k in range(i, j) for d in self._by_dsp[k][0] if d <= self.stage_budget.dsp})
+        cap = self.stage_budget
+        cands = np.unique(np.concatenate([self._by_dsp[k][0] for k in range(i, j)]))
+        cands = cands[cands <= cap.dsp]
+        if len(cands) == 0:
+            cands = np.array([0], dtype=np.int64)
+        # per task and candidate core size D: the fastest option using at most D DSPs
+        per = np.zeros((len(cands), 6), dtype=np.int64)
+        core = np.zeros((len(cands), 6), dtype=np.int64)
+        valid = np.ones(len(cands), dtype=bool)
+        idxs = []
+        for k, (nbytes, tcyc) in zip(range(i, j), traffic):
+            dsps, picks, arr = self._by_dsp[k]
+            idx = np.searchsorted(dsps, cands, side="right") - 1
+            valid &= idx >= 0
+            rows = arr[np.maximum(idx, 0)]
+            switch = TASK_SWITCH_CYCLES if not self.nests[k].free else 0
+            per[:, 0] += np.maximum(rows[:, 0], tcyc) + switch
+            core = np.maximum(core, rows)
+            idxs.append(idx)
+        extra = mem + mux
+        need = core[:, 1:] + np.array(extra.as_tuple(), dtype=np.int64)
+        ok = valid & np.all(need <= np.array(cap.as_tuple(), dtype=np.int64), axis=1)
         best = None
-        for D in cands:
-            chosen = []
-            for k in range(i, j):
-                dsps, picks = self._by_dsp[k]
-                idx = bisect.bisect_right(dsps, D) - 1
-                if idx < 0:
-                    chosen = None
-                    break
-                chosen.append(picks[idx])
-            if chosen is None:
-                continue
-            core = Resources()
-            for o in chosen:
-                core = core.max(o.res)
-            res = core + mem + mux
-            if not fits(res, self.stage_budget):
-                continue
-            per_input = sum(max(o.cycles, tr[1]) + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0)
-                            for k, o, tr in zip(range(i, j), chosen, traffic))
-            cycles = B * per_input + STAGE_SWITCH_CYCLES
-            key = (cycles, core.dsp, core.lut)
-            if best is None or key < best[0]:
-                best = (key, chosen, res, cycles)
+        if ok.any():
+            cycles_all = B * per[:, 0] + STAGE_SWITCH_CYCLES
+            order = np.lexsort((core[:, 4], core[:, 1], cycles_all))   # cycles, then DSP, then LUT
+            c = int(order[np.argmax(ok[order])])
+            chosen = [self._by_dsp[k][1][int(ix[c])] for k, ix in zip(range(i, j), idxs)]
+            res = Resources(*(int(v) for v in need[c]))
+            best = (None, chosen, res, int(cycles_all[c]))
         if best is None:
             chosen = [min(ol, key=lambda o: (o.res.dsp, o.res.lut)) for ol in self.options[i:j]]
-            core = Resources()
+            core_r = Resources()
             for o in chosen:
-                core = core.max(o.res)
-            return _SegResult(0, core + mem + mux, {}, False, shortfall(core + mem + mux, self.stage_budget))
+                core_r = core_r.max(o.res)
+            return _SegResult(0, core_r + mem + mux, {}, False, shortfall(core_r + mem + mux, self.stage_budget))
         _, chosen, res, cycles = best
         return _SegResult(int(cycles), res, {"chosen": chosen, "traffic": traffic, "scratch": scratch}, True)
 
-    def segment(self, i: int, j: int, mode: str) -> _SegResult:
-        return self._dataflow(i, j) if mode == "dataflow" else self._sequential(i, j)
+    def _signature(self, i: int, j: int, mode: str):
+        """Everything a segment's cost depends on, position-free: repeated layers (a transformer
+        stack) share one evaluation."""
+        parts = [mode, self._scratch_bits(i, j, mode)]
+        for k in range(i, j):
+            t = self.tasks[k]
+            wiring = []
+            for n in t.inputs:
+                if n in self.prod:
+                    p = self.prod[n]
+                    wiring.append((p - i if i <= p < j else -1, self.offchip[n], self._stored(n, i, j, mode)))
+            for n in t.outputs:
+                wiring.append((self.offchip[n], self._stored(n, i, j, mode)))
+            parts.append((self._task_sig[k], tuple(wiring)))
+        return tuple(parts)
+
+    def segment(self, i: int, j: int, mode: str, cached: bool = True) -> _SegResult:
+        """Cost of tasks [i, j) as one stage. With `cached`, the result's cycles, resources and
+        feasibility are exact but its `choice` may come from an identical segment elsewhere."""
+        if not cached:
+            return self._dataflow(i, j) if mode == "dataflow" else self._sequential(i, j)
+        key = self._signature(i, j, mode)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self.cache_hits += 1
+            return hit
+        r = self._dataflow(i, j) if mode == "dataflow" else self._sequential(i, j)
+        self._cache[key] = r
+        return r
 
     # ------------------------------------------------------------------ building the Schedule
     def _stage(self, index: int, i: int, j: int, mode: str, seg: _SegResult, start: int) -> Stage:
@@ -455,6 +506,9 @@ class Problem:
                      buffers=buffers, offchip_bytes=sum(p.offchip_bytes for p in plans), bottleneck=bott)
 
     def build(self, segs: List[Tuple[int, int, str, _SegResult]], mode: str, search: Dict) -> Schedule:
+        # the DP may have costed a segment through an identical one elsewhere: redo the chosen
+        # segments in place so the plan names its own tasks and tensors
+        segs = [(i, j, m, self.segment(i, j, m, cached=False)) for i, j, m, _ in segs]
         stages, t = [], 0
         res = Resources()
         for idx, (i, j, m, seg) in enumerate(segs):
@@ -534,5 +588,6 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
     name, segs = min(candidates, key=lambda c: (prob.objective_cycles(c[1]), len(c[1])))
     search = {"space": f"contiguous segments of at most {L} tasks, each dataflow or sequential, "
                        f"plus the whole-graph dataflow and sequential designs",
-              "segments_evaluated": evaluated, "tasks": n, "picked": name}
+              "segments_evaluated": evaluated, "segments_costed": evaluated - prob.cache_hits, "tasks": n,
+              "picked": name}
     return prob.build(segs, "auto", search)

@@ -1,0 +1,186 @@
+"""The model zoo: seeded Brevitas builders of the networks hlsgen is measured on, and their export.
+
+So far: InTAR's MLP and CNN-4L benchmark kernels (sizes from the InTAR repository, see
+../shared/anchors.md). CoDeNet, GPT-2 and the remaining InTAR kernels (attention, VAE, gating)
+need ops the frontend does not have yet (issue 3).
+
+Builders take the options of `hlsgen zoo` and return (torch module, example input shape).
+Every model is randomly initialized from the seed (no downloads), its activation quantizers are
+calibrated on seeded random inputs, and the TorchScript exporter makes the file byte-identical
+for the same seed.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, Tuple
+
+from ..errors import HlsgenError
+
+warnings.filterwarnings("ignore", message="fast_hadamard_transform")
+
+
+@dataclass(frozen=True)
+class ZooModel:
+    name: str
+    description: str
+    configs: Tuple[str, ...]
+    build: Callable            # (config, act_bits, weight_bits) -> (module, input shape)
+    default_act_bits: int = 8
+    default_weight_bits: int = 8
+
+
+MODELS: Dict[str, ZooModel] = {}
+
+
+def _quantizers(act_bits: int, weight_bits: int):
+    import brevitas.nn as qnn
+    from brevitas.quant import Int8ActPerTensorFloat, Int8WeightPerTensorFloat, Uint8ActPerTensorFloat
+
+    def inp():
+        return qnn.QuantIdentity(act_quant=Int8ActPerTensorFloat, bit_width=act_bits, return_quant_tensor=True)
+
+    def relu():
+        return qnn.QuantReLU(act_quant=Uint8ActPerTensorFloat, bit_width=act_bits, return_quant_tensor=True)
+
+    def linear(cin, cout):
+        return qnn.QuantLinear(cin, cout, bias=False, weight_quant=Int8WeightPerTensorFloat, weight_bit_width=weight_bits)
+
+    def conv3x3(cin, cout):
+        return qnn.QuantConv2d(cin, cout, 3, padding=1, bias=False, weight_quant=Int8WeightPerTensorFloat,
+                               weight_bit_width=weight_bits)
+    return inp, relu, linear, conv3x3
+
+
+def _intar_mlp(config: str, act_bits: int, weight_bits: int):
+    """InTAR's FFN kernel: one 256-vector through 256 -> 1024 -> 2048 -> 256, ReLU after each."""
+    import torch.nn as nn
+
+    inp, relu, linear, _ = _quantizers(act_bits, weight_bits)
+
+    class IntarMLP(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp = inp()
+            self.fc1, self.act1 = linear(256, 1024), relu()
+            self.fc2, self.act2 = linear(1024, 2048), relu()
+            self.fc3, self.act3 = linear(2048, 256), relu()
+
+        def forward(self, x):
+            x = self.act1(self.fc1(self.inp(x)))
+            x = self.act2(self.fc2(x))
+            return self.act3(self.fc3(x)).value
+    return IntarMLP(), (1, 256)
+
+
+def _intar_cnn4l(config: str, act_bits: int, weight_bits: int):
+    """InTAR's CNN-4L kernel: a one-channel 224x224 image; four 3x3 convs (stride 1, same
+    padding) with ReLU; nearest 2x upsampling before conv 2 and conv 3; 2x2 max pooling after
+    conv 3 and conv 4 (224 -> 448 -> 896 -> 448 -> 224)."""
+    import torch.nn as nn
+    import brevitas.nn as qnn
+
+    inp, relu, _, conv3x3 = _quantizers(act_bits, weight_bits)
+
+    class IntarCNN4L(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp = inp()
+            self.conv1, self.act1 = conv3x3(1, 1), relu()
+            self.up2 = nn.Upsample(scale_factor=2, mode="nearest")
+            self.conv2, self.act2 = conv3x3(1, 1), relu()
+            self.up3 = nn.Upsample(scale_factor=2, mode="nearest")
+            self.conv3, self.act3 = conv3x3(1, 1), relu()
+            self.pool3 = nn.MaxPool2d(2)
+            self.conv4, self.act4 = conv3x3(1, 1), relu()
+            self.pool4 = nn.MaxPool2d(2)
+
+        def forward(self, x):
+            x = self.act1(self.conv1(self.inp(x)))
+            x = self.act2(self.conv2(self.up2(x)))
+            x = self.pool3(self.act3(self.conv3(self.up3(x))))
+            return self.pool4(self.act4(self.conv4(x))).value
+    return IntarCNN4L(), (1, 1, 224, 224)
+
+
+MODELS["intar-mlp"] = ZooModel("intar-mlp", "InTAR FFN kernel: 256->1024->2048->256 + ReLU, batch 1", ("default",),
+                               _intar_mlp)
+MODELS["intar-cnn4l"] = ZooModel("intar-cnn4l", "InTAR CNN-4L: 1-channel 224x224, 4 x (3x3 conv + ReLU), upsample x2 x2, maxpool x2",
+                                 ("default",), _intar_cnn4l)
+
+
+def model_stats(name: str, config: str, act_bits: int, weight_bits: int) -> Dict:
+    """Parameter count and MACs from the PyTorch module (no export)."""
+    import torch
+
+    net, shape = build(name, config, 0, act_bits, weight_bits)
+    params = sum(p.numel() for n, p in net.named_parameters() if "weight" in n and p.dim() > 1)
+    macs = 0
+
+    def hook(mod, inp, out):
+        nonlocal macs
+        w = mod.weight
+        o = out.value if hasattr(out, "value") else out
+        if w.dim() == 4:
+            macs += o.numel() * w.shape[1] * w.shape[2] * w.shape[3]
+        else:
+            macs += o.numel() * w.shape[1]
+    hooks = [m.register_forward_hook(hook) for m in net.modules() if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
+    with torch.no_grad():
+        net(torch.zeros(*shape))
+    for h in hooks:
+        h.remove()
+    return {"params": int(params), "macs": int(macs), "input": list(shape)}
+
+
+def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int):
+    import torch
+
+    if name not in MODELS:
+        raise HlsgenError(f"unknown zoo model {name!r}; `hlsgen zoo --list` shows them")
+    m = MODELS[name]
+    if config not in m.configs:
+        raise HlsgenError(f"zoo model {name}: unknown config {config!r}; choose one of {', '.join(m.configs)}")
+    for what, bits in (("--act-bits", act_bits), ("--weight-bits", weight_bits)):
+        if not 2 <= bits <= 16:
+            raise HlsgenError(f"{what} {bits}: use 2..16 bits")
+    torch.manual_seed(seed)
+    net, shape = m.build(config, act_bits, weight_bits)
+    with torch.no_grad():
+        net.train()
+        for _ in range(4):
+            net(torch.randn(*shape))
+    net.eval()
+    return net, shape
+
+
+def export(name: str, config: str, path, fmt: str = "qonnx", seed: int = 0, act_bits: int = None,
+           weight_bits: int = None) -> Path:
+    """Build, calibrate and export one zoo model with the TorchScript exporter (byte-stable)."""
+    import torch
+    from brevitas.export import export_onnx_qcdq, export_qonnx
+
+    m = MODELS.get(name)
+    act_bits = act_bits or (m.default_act_bits if m else 8)
+    weight_bits = weight_bits or (m.default_weight_bits if m else 8)
+    if fmt == "qcdq" and max(act_bits, weight_bits) > 8:
+        raise HlsgenError(f"zoo model {name}: QCDQ export holds at most 8-bit integers (QuantizeLinear at opset 13); "
+                          f"use --format qonnx for {max(act_bits, weight_bits)} bits")
+    net, shape = build(name, config, seed, act_bits, weight_bits)
+    torch.manual_seed(seed)
+    x = torch.randn(*shape)
+    fn = {"qonnx": export_qonnx, "qcdq": export_onnx_qcdq}[fmt]
+    kwargs = {"dynamo": False}
+    if fmt == "qcdq":
+        kwargs["opset_version"] = 13
+    from ..pipeline import write_atomic
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tmp_path = Path(tmp) / "model.onnx"
+        fn(net, x, export_path=str(tmp_path), **kwargs)
+        data = tmp_path.read_bytes()
+    path = Path(path)
+    write_atomic(path, lambda f: f.write(data))
+    return path

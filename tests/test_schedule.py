@@ -1,0 +1,381 @@
+"""The scheduler: device profiles, cost model, the auto search against brute force and the
+baselines, resource caps, determinism, and the `schedule` / `devices` / `zoo` commands."""
+import itertools
+import json
+import time
+
+import numpy as np
+import pytest
+
+from hlsgen import pipeline
+from hlsgen.errors import HlsgenError
+from hlsgen.ir.graph import Graph, Task, Tensor
+from hlsgen.ir.types import IntType
+from hlsgen.ops import OPS
+from hlsgen.schedule import ScheduleOptions, device_names, load_device, schedule
+from hlsgen.schedule.cost import (Folding, bram18_blocks, budget, evaluate, fits, foldings, pareto_options,
+                                  uram_blocks)
+from hlsgen.schedule.scheduler import Problem
+
+from conftest import run_cli
+
+TEST_NETS = ["conv_bn_relu", "depthwise_s2", "pointwise", "maxpool", "residual", "gap_linear", "mlp_w4", "mlp_w8",
+             "demo_cnn", "shuffle_block"]
+DEVICES = ["ultra96v2", "kv260", "u280"]
+
+
+@pytest.fixture(scope="session")
+def zoo_export(export_dir):
+    from hlsgen.zoo.models import export
+
+    cache = {}
+
+    def get(name, fmt="qonnx", **kw):
+        key = (name, fmt, tuple(sorted(kw.items())))
+        if key not in cache:
+            cache[key] = export(name, "default", export_dir / f"zoo_{name}_{fmt}_{len(cache)}.onnx", fmt, **kw)
+        return cache[key]
+    return get
+
+
+def one_error_line(stderr: str) -> bool:
+    """Exactly one error line (progress lines may precede it) and no traceback."""
+    return sum(1 for l in stderr.splitlines() if l.startswith("hlsgen: error:")) == 1 and "Traceback" not in stderr
+
+
+def linear_chain(dims, rows=1, wbits=8, abits=8, name="chain"):
+    """An IR graph of linear layers dims[0] -> dims[1] -> ... built directly (no ONNX)."""
+    g = Graph(name=name)
+    a = IntType(abits, True)
+    g.add_tensor(Tensor("x", (rows, dims[0]), a))
+    g.inputs = ["x"]
+    prev = "x"
+    for k, (i, o) in enumerate(zip(dims[:-1], dims[1:])):
+        w = g.add_tensor(Tensor(f"w{k}", (o, i), IntType(wbits, True), data=np.zeros((o, i), dtype=np.int64)))
+        y = g.add_tensor(Tensor(f"y{k}", (rows, o), a))
+        g.tasks.append(Task(f"fc{k}", "linear", [prev, w.name], [y.name]))
+        prev = y.name
+    g.outputs = [prev]
+    return g
+
+
+# ----------------------------------------------------------------------------- devices
+
+def test_every_shipped_device_loads_with_sources():
+    names = device_names()
+    assert set(names) >= {"u280", "u250", "vck190", "zcu102", "ultra96v2", "kv260"}
+    for n in names:
+        d = load_device(n)
+        assert d.dsp > 0 and d.lut > 0 and d.ff > 0 and d.bram18 > 0 and d.memories
+        assert d.dsp_type in ("DSP48E2", "DSP58")
+        assert {"resources", "memories", "clock_mhz", "platform"} <= set(d.sources), n
+    assert load_device("vck190").dsp_type == "DSP58"
+    assert load_device("u280").main_memory.kind == "HBM2"
+
+
+def test_devices_command_lists_all():
+    r = run_cli("devices")
+    assert r.returncode == 0, r.stderr
+    for n in ("u280", "u250", "vck190", "zcu102", "ultra96v2", "kv260"):
+        assert n in r.stdout
+    r = run_cli("devices", "--json")
+    doc = json.loads(r.stdout)
+    assert {d["name"] for d in doc} >= {"u280", "kv260"} and all(d["sources"] for d in doc)
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("name: [unclosed\n", "not valid YAML"),
+    ("- just\n- a list\n", "mapping"),
+    ("name: x\npart: p\ndsp: {count: 10, type: DSP99}\n", "dsp type"),
+    ("name: x\npart: p\ndsp: {count: -4, type: DSP48E2}\n", "non-negative"),
+    ("name: x\npart: p\ndsp: {count: 4, type: DSP48E2}\nmemories: []\n", "memories"),
+    ("name: x\npart: p\ndsp: {count: 4, type: DSP48E2}\nbram18: 4\nuram: 0\nlut: 10\nff: 10\nslr: 1\n"
+     "memories: [{kind: DDR4, channels: 1, bandwidth_gbs: 10, capacity_gb: 1}]\nplatform: p\n", "clock_mhz"),
+])
+def test_malformed_device_file_is_one_line_exit_2(tmp_path, exported, text, needle):
+    f = tmp_path / "board.yaml"
+    f.write_text(text)
+    out = tmp_path / "s.json"
+    r = run_cli("schedule", exported("mlp_w4"), "--device", f, "--json", out)
+    assert r.returncode == 2, r.stderr
+    assert one_error_line(r.stderr) and needle in r.stderr, r.stderr
+    assert not out.exists()
+
+
+def test_user_device_file_and_unknown_name(tmp_path, exported):
+    text = open(load_device("ultra96v2").path).read().replace("name: ultra96v2", "name: myboard")
+    f = tmp_path / "myboard.yaml"
+    f.write_text(text)
+    r = run_cli("schedule", exported("mlp_w4"), "--device", f)
+    assert r.returncode == 0, r.stderr
+    assert "myboard" in r.stdout
+    r = run_cli("schedule", exported("mlp_w4"), "--device", "u9999")
+    assert r.returncode == 2 and "unknown device" in r.stderr and one_error_line(r.stderr)
+
+
+# ----------------------------------------------------------------------------- cost model
+
+def test_block_ram_counts():
+    assert bram18_blocks(0, 36) == 0
+    assert bram18_blocks(512 * 36, 36) == 1          # exactly one 512 x 36
+    assert bram18_blocks(512 * 36 + 1, 36) == 2
+    assert bram18_blocks(16384, 1) == 1              # 16K x 1
+    assert bram18_blocks(1024 * 72, 72) == 4         # 72 bits wide = 2 blocks wide, 1024 deep = 2 deep
+    assert uram_blocks(4096 * 72, 72) == 1 and uram_blocks(4096 * 72 + 1, 72) == 2
+    assert uram_blocks(4096 * 144, 144) == 2
+
+
+def test_cycles_follow_the_loop_nest():
+    dev = load_device("u280")
+    g = linear_chain([256, 1024])
+    nest = OPS["linear"].loops(g.tasks[0], g)
+    assert (nest.vectors, nest.pe_bound, nest.simd_bound) == (1, 1024, 256)
+    for f in foldings(nest, dev):
+        assert nest.pe_bound % f.pe == 0 and nest.simd_bound % f.simd == 0
+        o = evaluate(nest, f, dev)
+        assert o.cycles == (1024 // f.pe) * (256 // f.simd) + o.depth
+    # int8 x int8 on DSP48E2: one multiply per DSP; int4 weights pack two per DSP
+    one = evaluate(nest, Folding(1, 16, 16), dev)
+    g4 = linear_chain([256, 1024], wbits=4)
+    two = evaluate(OPS["linear"].loops(g4.tasks[0], g4), Folding(1, 16, 16), dev)
+    assert one.res.dsp - two.res.dsp == 256 - 128
+    # DSP58 (Versal) does three int8 products per DSP
+    three = evaluate(nest, Folding(1, 16, 16), load_device("vck190"))
+    assert one.res.dsp - three.res.dsp == 256 - 86
+
+
+def test_pareto_options_are_not_dominated():
+    dev = load_device("kv260")
+    g = linear_chain([96, 120])
+    opts = pareto_options(OPS["linear"].loops(g.tasks[0], g), dev)
+    for a, b in itertools.permutations(opts, 2):
+        assert not (a.cycles <= b.cycles and a.res.dsp <= b.res.dsp and a.res.lut <= b.res.lut and a != b and
+                    (a.cycles, a.res.dsp, a.res.lut) != (b.cycles, b.res.dsp, b.res.lut))
+
+
+# ----------------------------------------------------------------------------- the search
+
+def _brute_force(prob: Problem):
+    """Every segmentation into contiguous stages, every mode per stage."""
+    n, best = prob.n, None
+    for cuts in itertools.product([0, 1], repeat=n - 1):
+        bounds = [0] + [k + 1 for k, c in enumerate(cuts) if c] + [n]
+        segs = list(zip(bounds[:-1], bounds[1:]))
+        for modes in itertools.product(["dataflow", "sequential"], repeat=len(segs)):
+            total = 0
+            for (i, j), m in zip(segs, modes):
+                r = prob.segment(i, j, m)
+                if not r.feasible:
+                    total = None
+                    break
+                total += r.cycles
+            if total is not None and (best is None or total < best):
+                best = total
+    return best
+
+
+@pytest.mark.parametrize("net", ["demo_cnn", "residual", "mlp_w4", "gap_linear"])
+@pytest.mark.parametrize("device", ["ultra96v2", "kv260"])
+def test_auto_is_the_optimum_of_its_search_space(exported, net, device):
+    g = pipeline.load(str(exported(net)), {})
+    dev = load_device(device)
+    opts = ScheduleOptions(mode="auto")
+    prob = Problem(g, dev, opts)
+    assert prob.n <= 12
+    s = schedule(g, dev, opts)
+    assert s.total_cycles == _brute_force(prob)
+
+
+@pytest.mark.parametrize("net", TEST_NETS)
+@pytest.mark.parametrize("device", DEVICES)
+def test_auto_never_worse_than_baselines_and_fits(exported, net, device):
+    g = pipeline.load(str(exported(net)), {})
+    dev = load_device(device)
+    res = {m: schedule(g, dev, ScheduleOptions(mode=m)) for m in ("auto", "dataflow", "sequential")}
+    assert res["auto"].total_cycles <= min(res["dataflow"].total_cycles, res["sequential"].total_cycles)
+    for s in res.values():
+        assert fits(s.resources, budget(dev, 0.8)), (s.mode, s.resources, s.budget)
+        assert sum(len(st.tasks) for st in s.stages) == len(g.tasks)
+        assert [t.name for st in s.stages for t in st.tasks] == [t.name for t in g.tasks]
+
+
+@pytest.mark.parametrize("model,kw", [("intar-mlp", {}), ("intar-cnn4l", {}), ("intar-mlp", {"act_bits": 16, "weight_bits": 16})])
+def test_auto_never_worse_on_zoo_models(zoo_export, model, kw):
+    g = pipeline.load(str(zoo_export(model, **kw)), {})
+    for device in ("u280", "ultra96v2"):
+        dev = load_device(device)
+        res = {m: schedule(g, dev, ScheduleOptions(mode=m)) for m in ("auto", "dataflow", "sequential")}
+        assert res["auto"].total_cycles <= min(res["dataflow"].total_cycles, res["sequential"].total_cycles)
+        assert fits(res["auto"].resources, budget(dev, 0.8))
+
+
+def test_auto_mixes_modes_when_it_pays(exported):
+    """demo_cnn on the Ultra96: a dataflow front and a sequential tail beat both pure styles."""
+    g = pipeline.load(str(exported("demo_cnn")), {})
+    dev = load_device("ultra96v2")
+    a = schedule(g, dev, ScheduleOptions(mode="auto"))
+    df = schedule(g, dev, ScheduleOptions(mode="dataflow"))
+    sq = schedule(g, dev, ScheduleOptions(mode="sequential"))
+    assert {st.mode for st in a.stages} == {"dataflow", "sequential"}
+    assert a.total_cycles < min(df.total_cycles, sq.total_cycles)
+
+
+def test_tight_cap_reports_the_short_resource(exported, tmp_path):
+    out = tmp_path / "s.json"
+    r = run_cli("schedule", exported("demo_cnn"), "--device", "ultra96v2", "--mode", "dataflow",
+                "--resource-cap", "0.01", "--json", out)
+    assert r.returncode == 2
+    assert one_error_line(r.stderr) and "short by" in r.stderr and "dsp" in r.stderr.lower(), r.stderr
+    assert not out.exists()
+    # the same cap in auto mode still finds a (slow) schedule or says what is short
+    r = run_cli("schedule", exported("demo_cnn"), "--device", "ultra96v2", "--resource-cap", "0.05")
+    assert r.returncode in (0, 2)
+    if r.returncode == 2:
+        assert "short by" in r.stderr
+
+
+def test_schedule_is_deterministic(exported):
+    g1 = pipeline.load(str(exported("shuffle_block")), {})
+    g2 = pipeline.load(str(exported("shuffle_block")), {})
+    dev = load_device("kv260")
+    a = json.dumps(schedule(g1, dev).to_json(dev), sort_keys=True)
+    b = json.dumps(schedule(g2, dev).to_json(dev), sort_keys=True)
+    assert a == b
+
+
+def test_join_fifo_is_deeper_than_the_default(exported):
+    """demo_cnn's residual add in one dataflow stage: the skip path (requant only) must buffer
+    what arrives while the long path (1x1 conv) fills, so its FIFO is deeper than 2."""
+    g = pipeline.load(str(exported("demo_cnn")), {})
+    dev = load_device("u280")
+    s = schedule(g, dev, ScheduleOptions(mode="dataflow"))
+    depths = {b.tensor: b.depth for st in s.stages for b in st.buffers if b.kind == "fifo"}
+    add = next(t for t in g.tasks if t.op == "add")
+    assert max(depths.get(n, 0) for n in add.inputs) > 2, depths
+
+
+def test_more_dsps_never_slower():
+    g = linear_chain([512, 512, 512], rows=64)
+    prev = None
+    for cap in (0.05, 0.1, 0.2, 0.4, 0.8):
+        s = schedule(g, load_device("kv260"), ScheduleOptions(resource_cap=cap))
+        if prev is not None:
+            assert s.total_cycles <= prev
+        prev = s.total_cycles
+
+
+def test_offchip_weights_are_bandwidth_bound():
+    """Streamed weights: one 2048x2048 int8 layer at batch 1 cannot beat bytes / port width."""
+    g = linear_chain([2048, 2048], rows=1)
+    dev = load_device("u280")
+    s = schedule(g, dev, ScheduleOptions(weights="offchip", port_bits=256, mode="sequential"))
+    assert s.total_cycles >= 2048 * 2048 / 32
+    assert s.offchip_bytes >= 2048 * 2048
+
+
+def test_large_graph_schedules_fast():
+    """A GPT-2-medium-sized stack of linear layers (24 x [QKV, proj, FFN1, FFN2] at 256 tokens,
+    96 tasks) schedules in under 10 s."""
+    g = Graph(name="gpt2_medium_linears")
+    a = IntType(8, True)
+    g.add_tensor(Tensor("x", (256, 1024), a))
+    g.inputs = ["x"]
+    prev = "x"
+    for layer in range(24):
+        for k, (i, o) in enumerate([(1024, 3072), (3072, 1024), (1024, 4096), (4096, 1024)]):
+            w = g.add_tensor(Tensor(f"w{layer}_{k}", (o, i), IntType(4, True), data=np.zeros(0, dtype=np.int64)))  # the cost model reads shapes only
+            y = g.add_tensor(Tensor(f"y{layer}_{k}", (256, o), a))
+            g.tasks.append(Task(f"l{layer}_{k}", "linear", [prev, w.name], [y.name]))
+            prev = y.name
+    g.outputs = [prev]
+    t0 = time.perf_counter()
+    s = schedule(g, load_device("u280"), ScheduleOptions(mode="auto"))
+    took = time.perf_counter() - t0
+    assert took < 10, took
+    assert s.total_cycles > 0 and fits(s.resources, budget(load_device("u280"), 0.8))
+
+
+# ----------------------------------------------------------------------------- CLI
+
+def test_schedule_cli_json_and_plot(exported, tmp_path):
+    js, png = tmp_path / "s.json", tmp_path / "s.png"
+    r = run_cli("schedule", exported("demo_cnn"), "--device", "ultra96v2", "--json", js, "--plot", png)
+    assert r.returncode == 0, r.stderr
+    assert "MODELED" in r.stdout and "stage 0" in r.stdout
+    doc = json.loads(js.read_text())
+    for key in ("mode", "stages", "total_cycles", "latency_ms", "offchip_bytes", "resources", "device"):
+        assert key in doc
+    assert set(doc["resources"]) == {"dsp", "bram18", "uram", "lut", "ff"}
+    for st in doc["stages"]:
+        assert st["mode"] in ("dataflow", "sequential") and st["tasks"] and st["cycles"] > 0
+    assert doc["total_cycles"] == sum(st["cycles"] for st in doc["stages"])
+    assert abs(doc["latency_ms"] - doc["total_cycles"] / (doc["clock_mhz"] * 1e3)) < 1e-6
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10000
+
+
+def test_schedule_cli_compare_modes(exported, tmp_path):
+    js = tmp_path / "c.json"
+    r = run_cli("schedule", exported("demo_cnn"), "--device", "ultra96v2", "--compare-modes", "--json", js)
+    assert r.returncode == 0, r.stderr
+    for m in ("auto", "dataflow", "sequential"):
+        assert m in r.stdout
+    doc = json.loads(js.read_text())
+    rows = {row["mode"]: row for row in doc["modes"]}
+    assert rows["auto"]["auto_speedup"] == 1.0
+    assert rows["dataflow"]["auto_speedup"] >= 1.0 and rows["sequential"]["auto_speedup"] >= 1.0
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--resource-cap", "1.5"], "resource-cap"),
+    (["--clock", "0"], "clock"),
+    (["--batch", "0"], "batch"),
+    (["--plot", "x.svg"], ".png"),
+])
+def test_schedule_cli_bad_options(exported, tmp_path, args, needle):
+    r = run_cli("schedule", exported("mlp_w4"), "--device", "kv260", *args, cwd=tmp_path)
+    assert r.returncode == 2 and needle in r.stderr and one_error_line(r.stderr), r.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_clock_changes_latency_not_cycles(exported):
+    g = pipeline.load(str(exported("conv_bn_relu")), {})
+    dev = load_device("zcu102")
+    a = schedule(g, dev, ScheduleOptions(clock_mhz=100, weights="onchip"))
+    b = schedule(g, dev, ScheduleOptions(clock_mhz=200, weights="onchip"))
+    # the graph input and output still travel off-chip, and bytes per cycle depend on the clock
+    assert a.latency_ms > b.latency_ms
+
+
+# ----------------------------------------------------------------------------- zoo
+
+def test_zoo_list_and_byte_identical_export(tmp_path):
+    r = run_cli("zoo", "--list")
+    assert r.returncode == 0, r.stderr
+    assert "intar-mlp" in r.stdout and "2,883,584" in r.stdout and "intar-cnn4l" in r.stdout
+    a, b, c = tmp_path / "a.onnx", tmp_path / "b.onnx", tmp_path / "c.onnx"
+    for path, seed in ((a, 0), (b, 0), (c, 1)):
+        r = run_cli("zoo", "intar-mlp", "-o", path, "--seed", seed)
+        assert r.returncode == 0, r.stderr
+    assert a.read_bytes() == b.read_bytes()
+    assert a.read_bytes() != c.read_bytes()
+
+
+def test_zoo_bad_requests(tmp_path):
+    out = tmp_path / "m.onnx"
+    for args, needle in ((["nosuch"], "unknown zoo model"), (["intar-mlp", "--config", "huge"], "unknown config"),
+                         (["intar-mlp", "--format", "qcdq", "--act-bits", "16"], "qonnx"),
+                         (["intar-mlp", "--act-bits", "1"], "act-bits")):
+        r = run_cli("zoo", *args, "-o", out)
+        assert r.returncode == 2 and needle in r.stderr and one_error_line(r.stderr), (args, r.stderr)
+        assert not out.exists()
+
+
+@pytest.mark.parametrize("model", ["intar-mlp", "intar-cnn4l"])
+@pytest.mark.parametrize("fmt", ["qonnx", "qcdq"])
+def test_zoo_models_agree_with_float(zoo_export, model, fmt):
+    path = zoo_export(model, fmt)
+    g = pipeline.load(str(path), {})
+    floats = pipeline.float_inputs(g, [], 0)
+    ints = pipeline.quantize_inputs(g, floats)
+    rep, _ = pipeline.compare(g, str(path), floats, ints)
+    assert rep["exact_fraction"] == 1.0 and rep["max_abs_lsb"] == 0
