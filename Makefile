@@ -24,6 +24,7 @@ demo: install
 	$(PY) -m hlsgen.zoo.testnets demo_cnn -o $(DEMO)/demo_cnn.onnx
 	$(VENV)/bin/hlsgen inspect $(DEMO)/demo_cnn.onnx
 	$(VENV)/bin/hlsgen run $(DEMO)/demo_cnn.onnx --seed 0 --compare -o $(DEMO)/out.npy
+	$(VENV)/bin/hlsgen schedule $(DEMO)/demo_cnn.onnx --device ultra96v2 --compare-modes --json $(DEMO)/schedule.json --plot $(DEMO)/schedule.png
 
 test: install
 	$(PY) -m pytest -q
