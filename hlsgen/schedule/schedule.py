@@ -16,7 +16,7 @@ class TaskPlan:
     transfer_cycles: int         # off-chip transfer cycles of this task's own traffic
     macs: int
     resources: Resources         # datapath (DSP/LUT/FF) plus its line buffers in dataflow
-    weights: str                 # "bram" / "uram" / "lutram" / "offchip" / "none"
+    weights: str                 # "bram" / "uram" / "registers" / "offchip" / "none"
     offchip_bytes: int
     start: int = 0               # modeled start cycle (absolute)
 

@@ -49,6 +49,7 @@ STAGE_SWITCH_CYCLES = 64     # drain the previous stage's pipelines, send config
 TASK_SWITCH_CYCLES = 4       # InTAR: one configuration-word FIFO read + mux (10-20 ns)
 MEMORY_LATENCY_CYCLES = 100  # first word of an off-chip burst
 RECONF_LUT_PER_TASK = 64     # operand/result muxes of a core per extra configuration
+WEIGHT_REGISTER_BITS = 16384  # weight arrays up to this size are fully partitioned into registers
 GREEDY_STEPS = 24            # latency refinement of a dataflow allocation: at most this many upgrades,
 GREEDY_TRIALS = 6            # each trying the slowest tasks
 
@@ -203,10 +204,16 @@ class Problem:
                 self.weight_place.append("none" if wb == 0 else "offchip")
                 self.weight_read_bits.append(float("inf"))
                 continue
+            if wb <= WEIGHT_REGISTER_BITS:
+                # small weight arrays are partitioned completely: registers, any read width
+                reserved = reserved + Resources(ff=wb, lut=wb // 4)
+                self.weight_place.append("registers")
+                self.weight_read_bits.append(float("inf"))
+                continue
             r = storage(wb, 72, self.dev)
             reserved = reserved + r
-            self.weight_place.append("uram" if r.uram else "bram" if r.bram18 else "lutram")
-            self.weight_read_bits.append(2 * 72 * r.uram if r.uram else 2 * 36 * r.bram18 if r.bram18 else float("inf"))
+            self.weight_place.append("uram" if r.uram else "bram")
+            self.weight_read_bits.append(2 * 72 * r.uram if r.uram else 2 * 36 * r.bram18)
         self.reserved = reserved
         self.stage_budget = Resources(*(max(0, getattr(self.budget, f) - getattr(reserved, f))
                                         for f in ("dsp", "bram18", "uram", "lut", "ff")))
