@@ -187,12 +187,18 @@ class Problem:
         self._live_seq = live
 
     def _weights(self):
-        g = self.g
         self.weight_bits = [n.weights * n.weight_bits for n in self.nests]
         total = sum(self.weight_bits)
         usable = onchip_bits(self.dev, self.opts.resource_cap)
         want = self.opts.weights
         self.resident = (want == "onchip") or (want == "auto" and total <= usable / 2)
+        self._place_weights()
+        if self.resident and want == "auto" and not fits(self.reserved, self.budget):
+            self.resident = False          # they do not fit after all: stream them
+            self._place_weights()
+
+    def _place_weights(self):
+        g = self.g
         reserved = Resources()
         self.weight_place = []
         # weight bits the lanes may read per cycle: resident weights are stored densely (72-bit
@@ -217,9 +223,10 @@ class Problem:
         self.reserved = reserved
         self.stage_budget = Resources(*(max(0, getattr(self.budget, f) - getattr(reserved, f))
                                         for f in ("dsp", "bram18", "uram", "lut", "ff")))
-        if self.resident and not fits(reserved, self.budget):
-            raise HlsgenError(f"model {g.name!r}: resident weights need {reserved.as_dict()} but the cap allows "
-                              f"{self.budget.as_dict()}; pass --weights offchip or a larger --resource-cap")
+        if self.resident and self.opts.weights == "onchip" and not fits(reserved, self.budget):
+            raise HlsgenError(f"model {g.name!r}: the weights do not fit on chip under --resource-cap "
+                              f"{self.opts.resource_cap} ({shortfall(reserved, self.budget)[0]}); "
+                              f"pass --weights offchip or a larger --resource-cap")
 
     # ------------------------------------------------------------------ traffic
     def _stored(self, name: str, i: int, j: int, mode: str) -> bool:
