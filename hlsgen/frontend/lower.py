@@ -19,14 +19,14 @@ from ..errors import HlsgenError
 from ..ir import Graph, IntType, Quant, Task, Tensor
 from ..numerics import accumulator_range, make_requant
 from ..ops import OPS
-from .values import Const, FloatIn, Pending, QConst, QLinear, QVal, Quantizer
+from .values import Const, Expanded, FloatIn, Pending, QConst, QLinear, QVal, Quantizer
 
 MAX_BITS = 16
 QUANT_DOMAINS = ("qonnx.custom_op.general", "finn.custom_op.general", "onnx.brevitas", "brevitas")
 
 SUPPORTED_OPS = sorted(
     """Quant IntQuant BipolarQuant Trunc QuantizeLinear DequantizeLinear Conv Gemm MatMul Add Sub Mul
-    Div BatchNormalization Relu Clip MaxPool AveragePool GlobalAveragePool ReduceMean Resize Upsample
+    Div BatchNormalization Relu Clip DeformConv MaxPool AveragePool GlobalAveragePool ReduceMean Resize Upsample
     Concat Split Slice Reshape Flatten Transpose Squeeze Unsqueeze Identity Dropout Constant Shape
     Gather Cast""".split()
 )
@@ -152,6 +152,9 @@ class Lowering:
             raise HlsgenError(f"{_label(node)}: reads {name!r}, an unquantized result of {', '.join(v.source)}; add an activation quantizer (e.g. QuantIdentity/QuantReLU) between them")
         if isinstance(v, (Const, QConst)):
             raise HlsgenError(f"{_label(node)}: input {name!r} is a constant where hlsgen expects an activation")
+        if isinstance(v, Expanded):
+            raise HlsgenError(f"{_label(node)}: reads {name!r}, an activation broadcast to a larger shape by a constant; "
+                              f"that is only supported as DeformConv offsets")
         raise HlsgenError(f"{_label(node)}: input {name!r} is not a quantized activation; add a quantizer before this node")
 
     def _add_tensor(self, name: str, shape, dtype: IntType, quant: Optional[Quant], data=None, origin=None) -> str:
@@ -507,6 +510,51 @@ class Lowering:
         (out_shape,) = OPS["conv"].output_shapes(attrs, [x.shape, qc.shape])
         self._linear_pending(node, x, node.input[1], qc, "conv", attrs, cg * kh * kw, out_shape, 1, bias)
 
+    def _op_DeformConv(self, node) -> None:
+        """ONNX DeformConv whose offsets are an integer affine function of one integer tensor
+        (CoDeNet: a clamped, rounded 1x1-conv output s, offsets (k-1)*(s-1) per tap)."""
+        a = _attrs(node)
+        x = self._qval(node, 0)
+        qc = self._weight(node, 1)
+        off = self.vals[node.input[2]]
+        if len(node.input) > 4 and node.input[4]:
+            raise HlsgenError(f"{_label(node)}: DeformConv with a mask is not supported yet (only the integer-offset CoDeNet form)")
+        if qc.quant.axis not in (None, 0):
+            raise HlsgenError(f"{_label(node)}: weights must be quantized per output channel (axis 0) or per tensor")
+        o, cg, kh, kw = qc.shape
+        if int(a.get("offset_group", 1)) != 1:
+            raise HlsgenError(f"{_label(node)}: offset_group {a.get('offset_group')} is not supported (only 1)")
+        if not isinstance(off, Expanded):
+            raise HlsgenError(f"{_label(node)}: offsets must be an integer affine function of one quantized tensor "
+                              f"(CoDeNet's form: offset scalar -> Mul/Sub by constants); general bilinear offsets are not supported yet")
+        st = self.g.tensors[off.src.ir_name]
+        if len(st.shape) != 4 or st.shape[1] != 1:
+            raise HlsgenError(f"{_label(node)}: the offset source must have one channel, it has shape {st.shape}")
+        nt = kh * kw * 2
+        ca = np.broadcast_to(off.a, (1, nt, 1, 1)) if np.ndim(off.a) else np.full((1, nt, 1, 1), float(off.a))
+        cb = np.broadcast_to(off.b, (1, nt, 1, 1)) if np.ndim(off.b) else np.full((1, nt, 1, 1), float(off.b))
+        if tuple(off.shape[1:2]) != (nt,) or np.asarray(off.a).ndim > 4 or \
+                any(d != 1 for arr in (off.a, off.b) for d in np.shape(arr)[2:]):
+            raise HlsgenError(f"{_label(node)}: offset coefficients must be constant per offset channel ({nt} channels)")
+        scale = float(st.quant.scale)
+        alpha_r = ca.reshape(-1) * scale
+        beta_r = cb.reshape(-1)
+        alpha, beta = np.round(alpha_r), np.round(beta_r)
+        if not (np.allclose(alpha_r, alpha, atol=1e-6) and np.allclose(beta_r, beta, atol=1e-6)):
+            raise HlsgenError(f"{_label(node)}: DeformConv offsets are fractional (bilinear sampling); only integer offsets "
+                              f"(offset quantizer of scale 1 with integer coefficients) are supported yet")
+        attrs = {"strides": tuple(a.get("strides", (1, 1))), "pads": tuple(a.get("pads", (0, 0, 0, 0))),
+                 "dilations": tuple(a.get("dilations", (1, 1))), "groups": int(a.get("group", 1)),
+                 "alpha": [int(v) for v in alpha], "beta": [int(v) for v in beta]}
+        if x.shape[1] != cg * attrs["groups"]:
+            raise HlsgenError(f"{_label(node)}: input has {x.shape[1]} channels, weights expect {cg * attrs['groups']}")
+        (out_shape,) = OPS["deform_conv"].output_shapes(attrs, [x.shape, qc.shape])
+        if tuple(st.shape) != (out_shape[0], 1, out_shape[2], out_shape[3]):
+            raise HlsgenError(f"{_label(node)}: offset source shape {st.shape} does not match the output {out_shape}")
+        bias = self._const(node, 3, "bias") if len(node.input) > 3 and node.input[3] else None
+        self._linear_pending(node, x, node.input[1], qc, "deform_conv", attrs, cg * kh * kw, out_shape, 1, bias)
+        self.vals[node.output[0]].inputs.append(off.src.ir_name)
+
     def _op_Gemm(self, node) -> None:
         a = _attrs(node)
         if a.get("transA", 0):
@@ -576,10 +624,39 @@ class Lowering:
             return 1, self._const(node, 0, "operand")
         return None, None
 
+    def _expanding(self, node, idx, c) -> bool:
+        """Does this Add/Sub/Mul by a constant broadcast the activation to a larger shape?"""
+        v = self.vals[node.input[idx]]
+        if isinstance(v, Expanded):
+            return True
+        if not isinstance(v, QVal):
+            return False
+        try:
+            shape = np.broadcast_shapes(tuple(v.shape), np.asarray(c).shape)
+        except ValueError:
+            return False
+        return tuple(shape) != tuple(v.shape)
+
+    def _expand(self, node, idx, c, kind: str) -> None:
+        v = self.vals[node.input[idx]]
+        c = np.asarray(c, dtype=np.float64)
+        if isinstance(v, QVal):
+            v = Expanded(v, np.ones(()), np.zeros(()), tuple(v.shape))
+        if kind == "add":
+            a, b = v.a, v.b + c
+        elif kind == "sub":
+            a, b = (v.a, v.b - c) if idx == 0 else (-v.a, c - v.b)
+        else:
+            a, b = v.a * c, v.b * c
+        shape = tuple(np.broadcast_shapes(v.shape, c.shape))
+        self.vals[node.output[0]] = Expanded(v.src, a, b, shape)
+
     def _op_Add(self, node) -> None:
         idx, c = self._binary_const(node)
         if idx is None:
             return self._add_activations(node)
+        if self._expanding(node, idx, c):
+            return self._expand(node, idx, c, "add")
         p = self._as_pending(node, idx)
         self.vals[node.output[0]] = p.affine(1.0, self._per_channel(node, c, p.shape, p.axis))
 
@@ -587,6 +664,8 @@ class Lowering:
         idx, c = self._binary_const(node)
         if idx is None:
             raise HlsgenError(f"{_label(node)}: Sub of two activations is not supported")
+        if self._expanding(node, idx, c):
+            return self._expand(node, idx, c, "sub")
         p = self._as_pending(node, idx)
         c = self._per_channel(node, c, p.shape, p.axis)
         self.vals[node.output[0]] = p.affine(1.0, -c) if idx == 0 else p.affine(-1.0, c)
@@ -595,6 +674,8 @@ class Lowering:
         idx, c = self._binary_const(node)
         if idx is None:
             raise HlsgenError(f"{_label(node)}: Mul of two activations is not supported; only multiplication by a constant")
+        if self._expanding(node, idx, c):
+            return self._expand(node, idx, c, "mul")
         p = self._as_pending(node, idx)
         self.vals[node.output[0]] = p.affine(self._per_channel(node, c, p.shape, p.axis), 0.0)
 

@@ -8,6 +8,8 @@ Every ONNX tensor name maps to one of these:
   Pending    a wide accumulator with a real-valued affine map and clamp still to apply; it
              becomes an IR task when a quantizer (or a graph output) consumes it
   QLinear    the integer result of QuantizeLinear (and Clip), before DequantizeLinear
+  Expanded   a * real(QVal) + b with constants a, b that broadcast the tensor to a larger shape
+             (DeformConv offsets computed from one integer scalar per pixel)
 """
 from __future__ import annotations
 
@@ -117,3 +119,14 @@ class Pending:
         self.lo = np.maximum(self.lo, lo)
         self.hi = np.minimum(self.hi, hi)
         return self
+
+
+@dataclass
+class Expanded:
+    """real = a * real(src) + b, where a and b broadcast `src` to `shape` (e.g. (1, 18, 1, 1)
+    coefficients turning a (N, 1, H, W) offset scalar into DeformConv's (N, 18, H, W) offsets)."""
+
+    src: QVal
+    a: np.ndarray
+    b: np.ndarray
+    shape: Tuple[int, ...]
