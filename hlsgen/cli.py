@@ -69,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weights", default="auto", choices=["auto", "onchip", "offchip"],
                    help="weight placement: resident on chip, streamed from off-chip, or auto (default)")
     p.add_argument("--port-bits", type=int, default=512, help="AXI port width for off-chip streams (default 512)")
-    p.add_argument("--max-segment", type=int, default=48, help="longest stage the auto search considers, in tasks (default 48)")
+    p.add_argument("--max-segment", type=int, default=24, help="longest stage the auto search considers, in tasks (default 24)")
     p.add_argument("--compare-modes", action="store_true", help="schedule in all three modes and compare them")
     p.add_argument("--json", metavar="FILE", help="write the schedule (or the comparison) as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="write a Gantt chart of the stages with resource-use bars")

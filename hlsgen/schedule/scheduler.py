@@ -62,7 +62,7 @@ class ScheduleOptions:
     objective: str = "latency"
     batch: int = 1
     port_bits: int = 512
-    max_segment: int = 48
+    max_segment: int = 24
     weights: str = "auto"                     # auto | onchip | offchip
     scratch_fraction: float = 0.25
     folding: Tuple[Tuple[str, Tuple[int, int, int]], ...] = ()   # fixed foldings (validation)
@@ -130,10 +130,11 @@ class Problem:
                                       f"(vectors {nest.vectors}, pe {nest.pe_bound}, simd {nest.simd_bound})")
                 self.options.append([evaluate(nest, Folding(v, p, s), device)])
             else:
+                k = len(self.options)
                 ol = pareto_options(nest, device)
-                limit = self.weight_read_bits[len(self.options)]
-                ok = [o for o in ol if o.folding.lanes * nest.weight_bits <= limit or not nest.multiply]
-                self.options.append(ok or ol[-1:])
+                if nest.multiply and self.weight_read_bits[k] != float("inf"):
+                    ol = self._banked(k, nest, ol)
+                self.options.append(ol)
         # for sequential cores: options sorted by DSP with the best cycles so far, as arrays
         self._by_dsp = []
         for opts_k in self.options:
@@ -168,7 +169,8 @@ class Problem:
                 if not g.tensors[i].is_const:
                     self.cons.setdefault(i, []).append(k)
         self.act = [n for n in self.prod]
-        self.bits = {n: g.tensors[n].size * g.tensors[n].dtype.bits for n in self.act}
+        self.size = {n: g.tensors[n].size for n in self.act}
+        self.bits = {n: self.size[n] * g.tensors[n].dtype.bits for n in self.act}
         outs = set(g.outputs)
         self.last = {n: (self.n if n in outs else max(self.cons.get(n, [self.prod[n]]))) for n in self.act}
         usable = onchip_bits(self.dev, self.opts.resource_cap)
@@ -205,7 +207,9 @@ class Problem:
         # words) and each block has two read ports, so wide foldings need proportionally
         # many blocks; LUTRAM/register weights and streamed weights do not limit the folding
         self.weight_read_bits = []
+        self.weight_dense = []
         for k, wb in enumerate(self.weight_bits):
+            self.weight_dense.append(Resources())
             if wb == 0 or not self.resident:
                 self.weight_place.append("none" if wb == 0 else "offchip")
                 self.weight_read_bits.append(float("inf"))
@@ -218,6 +222,7 @@ class Problem:
                 continue
             r = storage(wb, 72, self.dev)
             reserved = reserved + r
+            self.weight_dense[k] = r
             self.weight_place.append("uram" if r.uram else "bram")
             self.weight_read_bits.append(2 * 72 * r.uram if r.uram else 2 * 36 * r.bram18)
         self.reserved = reserved
@@ -227,6 +232,29 @@ class Problem:
             raise HlsgenError(f"model {g.name!r}: the weights do not fit on chip under --resource-cap "
                               f"{self.opts.resource_cap} ({shortfall(reserved, self.budget)[0]}); "
                               f"pass --weights offchip or a larger --resource-cap")
+
+    def _banked(self, k: int, nest, ol: List[TaskOption]) -> List[TaskOption]:
+        """Resident weights are reserved densely for the whole design; a folding that reads
+        more weight bits per cycle than those blocks' ports deliver needs the array split over
+        more blocks: the extra blocks are charged to the folding (so to its stage)."""
+        from dataclasses import replace
+        dense = self.weight_dense[k]
+        out = []
+        for o in ol:
+            width = o.folding.lanes * nest.weight_bits
+            if width <= self.weight_read_bits[k]:
+                out.append(o)
+                continue
+            wide = storage(self.weight_bits[k], -(-width // 2), self.dev)   # two read ports per block
+            extra = Resources(bram18=max(0, wide.bram18 - dense.bram18), uram=max(0, wide.uram - dense.uram))
+            out.append(replace(o, res=o.res + extra))
+        kept: List[TaskOption] = []
+        for o in sorted(out, key=lambda o: (o.cycles, o.res.dsp, o.res.lut, o.res.bram18, o.res.uram)):
+            if any(q.res.dsp <= o.res.dsp and q.res.lut <= o.res.lut and q.res.bram18 <= o.res.bram18
+                   and q.res.uram <= o.res.uram for q in kept):
+                continue
+            kept.append(o)
+        return kept
 
     # ------------------------------------------------------------------ traffic
     def _stored(self, name: str, i: int, j: int, mode: str) -> bool:
@@ -264,40 +292,56 @@ class Problem:
         return int(b[touching & ~internal].sum())
 
     # ------------------------------------------------------------------ dataflow
-    def _df_timing(self, i: int, j: int, eff: List[int], lanes: Dict[int, int]) -> Tuple[int, Dict[str, Tuple[int, int]], int]:
-        """Pipeline timing of a dataflow stage for one input: (latency, fifo depths, bottleneck k)."""
-        start = {}
-        end = {}
-        depths: Dict[str, Tuple[int, int]] = {}
+    def _df_structure(self, i: int, j: int):
+        """The FIFO edges of tasks [i, j) as one dataflow stage, with everything timing needs
+        that does not depend on the foldings: per task (relative index) its FIFO inputs as
+        (tensor, producer relative index, blocks the consumer waits for / producer blocks)."""
+        edges = []
         for k in range(i, j):
             t, nest = self.tasks[k], self.nests[k]
-            preds = [(n, self.prod[n]) for n in t.inputs if n in self.prod and i <= self.prod[n] < k
-                     and not self._stored(n, i, j, "dataflow")]
+            row = []
+            for n in t.inputs:
+                p = self.prod.get(n)
+                if p is None or not (i <= p < k) or self._stored(n, i, j, "dataflow"):
+                    continue
+                blocks = max(1, self.nests[p].blocks)
+                need = min(blocks, max(1, nest.lookahead))
+                row.append((n, p - i, need / blocks, 1.0 / blocks, self.size[n], self.g.tensors[n].dtype.bits))
+            edges.append((row, 1.0 / max(1, nest.blocks)))
+        return edges
+
+    def _df_timing(self, edges, eff: List[int], lanes: List[int], want_depths: bool = True):
+        """Pipeline timing of a dataflow stage for one input: (latency, fifo depths, bottleneck
+        relative index, start cycles). A task starts once each FIFO producer has emitted the
+        blocks it needs; it ends no earlier than its own work after its start, and no earlier
+        than one of its blocks after its last producer ends."""
+        m = len(eff)
+        start = [0.0] * m
+        end = [0.0] * m
+        depths: Dict[str, Tuple[int, int]] = {}
+        for k in range(m):
+            row, inv_blocks = edges[k]
             s = 0.0
             e_in = 0.0
-            arrivals = []
-            for n, p in preds:
-                pn = self.nests[p]
-                blocks = max(1, pn.blocks)
-                need = min(blocks, max(1, nest.lookahead))
-                ready = start[p] + eff[p - i] * need / blocks
-                arrivals.append((n, p, start[p] + eff[p - i] / blocks))
-                s = max(s, ready)
-                e_in = max(e_in, end[p])
+            for n, p, need_frac, first_frac, size, bits in row:
+                ready = start[p] + eff[p] * need_frac
+                if ready > s:
+                    s = ready
+                if end[p] > e_in:
+                    e_in = end[p]
             start[k] = s
-            blocks_k = max(1, nest.blocks)
-            end[k] = max(s + eff[k - i], e_in + eff[k - i] / blocks_k)
-            # FIFO depth: what a producer emits between its first output and the consumer starting
-            for n, p, first in arrivals:
-                po = self.nests[p]
-                words = max(1, self.g.tensors[n].size // max(1, lanes[p]))
-                rate = words / max(1.0, eff[p - i])
-                depth = int(min(words, max(2, math.ceil((s - first) * rate) + 2)))
-                depths[n] = (depth, lanes[p] * self.g.tensors[n].dtype.bits)
-        lat = int(math.ceil(max(end.values()))) if end else 0
-        bott = max(range(i, j), key=lambda k: (eff[k - i], -k))
-        self._last_starts = start
-        return lat, depths, bott
+            end[k] = max(s + eff[k], e_in + eff[k] * inv_blocks)
+            if want_depths:
+                # FIFO depth: what a producer emits between its first output and the consumer starting
+                for n, p, need_frac, first_frac, size, bits in row:
+                    first = start[p] + eff[p] * first_frac
+                    words = max(1, size // max(1, lanes[p]))
+                    rate = words / max(1.0, eff[p])
+                    depth = int(min(words, max(2, math.ceil((s - first) * rate) + 2)))
+                    depths[n] = (depth, lanes[p] * bits)
+        lat = int(math.ceil(max(end))) if m else 0
+        bott = max(range(m), key=lambda k: (eff[k], -k))
+        return lat, depths, bott, start
 
     def _dataflow(self, i: int, j: int, detail: bool = False) -> _SegResult:
         B = self.opts.batch
@@ -350,17 +394,19 @@ class Problem:
                 hi = mid
             else:
                 lo = mid + 1
-        def timed(chosen):
-            lanes = {k: chosen[k - i].folding.vec * chosen[k - i].folding.pe for k in range(i, j)}
+        edges = self._df_structure(i, j)
+
+        def timed(chosen, want_depths=True):
+            lanes = [o.folding.vec * o.folding.pe for o in chosen]
             eff = [max(o.cycles, tr[1]) for o, tr in zip(chosen, traffic)]
-            lat, depths, bott = self._df_timing(i, j, eff, lanes)
+            lat, depths, bott, starts = self._df_timing(edges, eff, lanes, want_depths)
             res = fixed
             for d, w in depths.values():
                 res = res + fifo(d, w, self.dev)
             for o in chosen:
                 res = res + o.res
-            cycles = lat + (B - 1) * eff[bott - i]
-            return cycles, res, eff, depths, bott, lat, dict(self._last_starts)
+            cycles = lat + (B - 1) * eff[bott]
+            return cycles, res, eff, depths, bott, lat, starts
 
         # exact FIFOs: step to the next target if they break the budget
         for T in cand[lo:]:
@@ -375,34 +421,51 @@ class Problem:
         # the target T balances the slowest task; when tasks cannot overlap (one block, e.g. a
         # single vector through an MLP) latency is a sum, so spend what budget is left on the
         # upgrade that shortens the stage most per extra DSP (then LUT), while any helps
+        # (trials are timed without FIFO sizing and costed by the datapath difference; the
+        # accepted upgrade is re-timed in full and kept only if the FIFOs still fit)
+        lanes = [o.folding.vec * o.folding.pe for o in chosen]
         for _ in range(min(4 * (j - i), GREEDY_STEPS)):
             best_up = None
-            # try upgrading the slowest tasks (the others cannot shorten the stage much)
             slowest = sorted(range(j - i), key=lambda x: -eff[x])[:GREEDY_TRIALS]
             for idx in slowest:
                 ol = opts[idx]
                 pos = ol.index(chosen[idx])
                 if pos == 0:
                     continue
-                trial = list(chosen)
-                trial[idx] = ol[pos - 1]
-                c2, r2, *_ = timed(trial)
-                if c2 >= cycles or not fits(r2, self.stage_budget):
+                new_o = ol[pos - 1]
+                d_dsp = new_o.res.dsp - chosen[idx].res.dsp
+                d_lut = new_o.res.lut - chosen[idx].res.lut
+                d_ff = new_o.res.ff - chosen[idx].res.ff
+                if (res.dsp + d_dsp > self.stage_budget.dsp or res.lut + d_lut > self.stage_budget.lut
+                        or res.ff + d_ff > self.stage_budget.ff):
                     continue
-                cost = (r2.dsp - res.dsp, r2.lut - res.lut)
+                eff2 = list(eff)
+                eff2[idx] = max(new_o.cycles, traffic[idx][1])
+                lanes2 = list(lanes)
+                lanes2[idx] = new_o.folding.vec * new_o.folding.pe
+                lat2, _, bott2, _ = self._df_timing(edges, eff2, lanes2, want_depths=False)
+                c2 = lat2 + (B - 1) * eff2[bott2]
+                if c2 >= cycles:
+                    continue
                 gain = cycles - c2
-                key = (gain / max(1, cost[0]) if cost[0] > 0 else gain * 1e6, gain)
+                key = (gain / max(1, d_dsp) if d_dsp > 0 else gain * 1e6, gain)
                 if best_up is None or key > best_up[0]:
-                    best_up = (key, trial)
+                    best_up = (key, idx, new_o)
             if best_up is None:
                 break
-            chosen = best_up[1]
-            cycles, res, eff, depths, bott, lat, starts = timed(chosen)
+            trial = list(chosen)
+            trial[best_up[1]] = best_up[2]
+            full = timed(trial)
+            if not fits(full[1], self.stage_budget):
+                break
+            chosen = trial
+            lanes = [o.folding.vec * o.folding.pe for o in chosen]
+            cycles, res, eff, depths, bott, lat, starts = full
         bytes_in = sum(b for b, _ in traffic)
         cycles = max(cycles, math.ceil(B * bytes_in / self.total_bpc)) + STAGE_SWITCH_CYCLES
-        choice = {"chosen": chosen, "eff": eff, "traffic": traffic, "depths": depths, "bottleneck": bott,
-                  "latency": lat, "scratch": scratch, "steady": eff[bott - i],
-                  "starts": starts}
+        choice = {"chosen": chosen, "eff": eff, "traffic": traffic, "depths": depths, "bottleneck": i + bott,
+                  "latency": lat, "scratch": scratch, "steady": eff[bott],
+                  "starts": {i + k: v for k, v in enumerate(starts)}}
         return _SegResult(int(cycles), res, choice, True)
 
     # ------------------------------------------------------------------ sequential
@@ -570,9 +633,22 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
     best[0] = (0, 0)
     evaluated = 0
     worst_short = None
+    fastest = [min(o.cycles for o in ol) for ol in prob.options]
+    # every multiply of a stage runs on at most (capped DSPs x 3 products per DSP) per cycle
+    peak = max(1, prob.stage_budget.dsp) * 3
+    mac_prefix = np.concatenate([[0], np.cumsum([prob.macs[k] if prob.nests[k].multiply else 0 for k in range(n)])])
+    pruned = 0
     for j in range(1, n + 1):
-        for i in range(max(0, j - L), j):
+        lb = 0
+        # shortest segments first: they set best[j] early, so longer ones can be pruned by a
+        # lower bound (a stage never beats its slowest task's fastest folding)
+        for i in range(j - 1, max(0, j - L) - 1, -1):
+            lb = max(lb, fastest[i])
             if best[i][0] == float("inf"):
+                continue
+            bound = max(lb, opts.batch * (mac_prefix[j] - mac_prefix[i]) // peak)
+            if best[i][0] + bound + STAGE_SWITCH_CYCLES > best[j][0]:
+                pruned += 1
                 continue
             for m in ("dataflow", "sequential"):
                 seg = prob.segment(i, j, m)
@@ -602,6 +678,7 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
     name, segs = min(candidates, key=lambda c: (prob.objective_cycles(c[1]), len(c[1])))
     search = {"space": f"contiguous segments of at most {L} tasks, each dataflow or sequential, "
                        f"plus the whole-graph dataflow and sequential designs",
-              "segments_evaluated": evaluated, "segments_costed": evaluated - prob.cache_hits, "tasks": n,
+              "segments_evaluated": evaluated, "segments_costed": evaluated - prob.cache_hits,
+              "segments_pruned_by_bound": pruned, "tasks": n,
               "picked": name}
     return prob.build(segs, "auto", search)

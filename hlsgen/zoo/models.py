@@ -29,9 +29,16 @@ class ZooModel:
     build: Callable            # (config, act_bits, weight_bits) -> (module, input shape)
     default_act_bits: int = 8
     default_weight_bits: int = 8
+    opset: int = 0              # 0: the exporter's default (QCDQ at 13)
+    prepare: Callable = None    # (module, input shape, seed) -> None, before calibration
 
 
 MODELS: Dict[str, ZooModel] = {}
+
+
+def _plain(x):
+    """A QuantTensor's float value (Brevitas returns plain tensors in calibration mode)."""
+    return x.value if hasattr(x, "value") else x
 
 
 def _quantizers(act_bits: int, weight_bits: int):
@@ -70,7 +77,7 @@ def _intar_mlp(config: str, act_bits: int, weight_bits: int):
         def forward(self, x):
             x = self.act1(self.fc1(self.inp(x)))
             x = self.act2(self.fc2(x))
-            return self.act3(self.fc3(x)).value
+            return _plain(self.act3(self.fc3(x)))
     return IntarMLP(), (1, 256)
 
 
@@ -100,7 +107,7 @@ def _intar_cnn4l(config: str, act_bits: int, weight_bits: int):
             x = self.act1(self.conv1(self.inp(x)))
             x = self.act2(self.conv2(self.up2(x)))
             x = self.pool3(self.act3(self.conv3(self.up3(x))))
-            return self.pool4(self.act4(self.conv4(x))).value
+            return _plain(self.pool4(self.act4(self.conv4(x))))
     return IntarCNN4L(), (1, 1, 224, 224)
 
 
@@ -110,12 +117,23 @@ MODELS["intar-cnn4l"] = ZooModel("intar-cnn4l", "InTAR CNN-4L: 1-channel 224x224
                                  ("default",), _intar_cnn4l)
 
 
+def _codenet(config: str, act_bits: int, weight_bits: int):
+    from . import codenet
+    return codenet.build(config, act_bits, weight_bits)
+
+
+MODELS["codenet"] = ZooModel("codenet", "CoDeNet: ShuffleNetV2 + CenterNet, depthwise deformable decoder, W4A8",
+                             ("a", "b", "c", "d", "e", "tiny"), _codenet, default_act_bits=8, default_weight_bits=4,
+                             opset=19,   # ONNX DeformConv exists from opset 19
+                             prepare=lambda net, shape, seed: __import__("hlsgen.zoo.codenet", fromlist=["x"]).spread_offsets(net, shape, seed))
+
+
 def model_stats(name: str, config: str, act_bits: int, weight_bits: int) -> Dict:
     """Parameter count and MACs from the PyTorch module (no export)."""
     import torch
 
     net, shape = build(name, config, 0, act_bits, weight_bits)
-    params = sum(p.numel() for n, p in net.named_parameters() if "weight" in n and p.dim() > 1)
+    params = sum(p.numel() for n, p in net.named_parameters() if n.endswith("weight") and p.dim() > 1)
     macs = 0
 
     def hook(mod, inp, out):
@@ -126,12 +144,22 @@ def model_stats(name: str, config: str, act_bits: int, weight_bits: int) -> Dict
             macs += o.numel() * w.shape[1] * w.shape[2] * w.shape[3]
         else:
             macs += o.numel() * w.shape[1]
-    hooks = [m.register_forward_hook(hook) for m in net.modules() if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
+    def deform_hook(mod, inp, out):
+        nonlocal macs
+        w = mod.weight_holder.weight
+        macs += out.numel() * w.shape[1] * w.shape[2] * w.shape[3]
+    hooks = [m.register_forward_hook(hook) for m in net.modules()
+             if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear)) and not _is_weight_holder(net, m)]
+    hooks += [m.register_forward_hook(deform_hook) for m in net.modules() if hasattr(m, "weight_holder")]
     with torch.no_grad():
-        net(torch.zeros(*shape))
+        out = net(torch.zeros(*shape))
     for h in hooks:
         h.remove()
     return {"params": int(params), "macs": int(macs), "input": list(shape)}
+
+
+def _is_weight_holder(net, m) -> bool:
+    return any(getattr(x, "weight_holder", None) is m for x in net.modules())
 
 
 def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int):
@@ -147,10 +175,30 @@ def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int):
             raise HlsgenError(f"{what} {bits}: use 2..16 bits")
     torch.manual_seed(seed)
     net, shape = m.build(config, act_bits, weight_bits)
+    bns = [b for b in net.modules() if isinstance(b, torch.nn.BatchNorm2d)]
     with torch.no_grad():
-        net.train()
-        for _ in range(4):
-            net(torch.randn(*shape))
+        # random BN statistics (so folding is exercised), fixed: BN stays in eval mode while
+        # the activation quantizers calibrate in training mode
+        for b in bns:
+            b.weight.uniform_(0.5, 1.5)
+            b.bias.uniform_(-0.3, 0.3)
+            b.running_mean.uniform_(-0.2, 0.2)
+            b.running_var.uniform_(0.5, 2.0)
+
+    def calibrate():
+        # Brevitas' calibration mode collects activation statistics over the batches and
+        # finalizes them on exit (no momentum, so a second calibration does not drift)
+        from brevitas.graph.calibrate import calibration_mode as brevitas_calibration
+        net.eval()
+        with torch.no_grad(), brevitas_calibration(net):
+            for _ in range(4):
+                net(torch.randn(*shape))
+        net.eval()
+    calibrate()
+    if m.prepare is not None:
+        # model-specific adjustment on calibrated activations, then calibrate again
+        m.prepare(net, shape, seed)
+        calibrate()
     net.eval()
     return net, shape
 
@@ -172,7 +220,9 @@ def export(name: str, config: str, path, fmt: str = "qonnx", seed: int = 0, act_
     x = torch.randn(*shape)
     fn = {"qonnx": export_qonnx, "qcdq": export_onnx_qcdq}[fmt]
     kwargs = {"dynamo": False}
-    if fmt == "qcdq":
+    if m is not None and m.opset:
+        kwargs["opset_version"] = m.opset
+    elif fmt == "qcdq":
         kwargs["opset_version"] = 13
     from ..pipeline import write_atomic
     import tempfile
