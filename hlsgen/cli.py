@@ -91,6 +91,7 @@ def cmd_inspect(a) -> int:
 
 def cmd_run(a) -> int:
     from . import pipeline
+    from .verify.compare import TIE_LSB
     from .report.inspect import display_name
 
     t0 = time.perf_counter()
@@ -131,7 +132,9 @@ def cmd_run(a) -> int:
                   f"{100 * l['exact_fraction']:9.3f}% max {l['max_abs_lsb']:3d} LSB")
         print(f"final outputs: {100 * rep['exact_fraction']:.3f}% identical to the float model, max difference {rep['max_abs_lsb']} LSB")
         lbl = rep["layer_by_layer"]
-        print(f"layer by layer: worst layer {100 * lbl['min_exact_fraction']:.3f}% identical, max difference {lbl['max_abs_lsb']} LSB")
+        print(f"layer by layer: worst layer {100 * lbl['min_exact_fraction']:.3f}% identical, max difference {lbl['max_abs_lsb']} LSB; "
+              f"{lbl['differences_at_ties']} differing elements sit on a rounding tie of the float32 reference "
+              f"(within {TIE_LSB:g} LSB of x.5), {lbl['differences_unexplained']} are unexplained")
     if a.output:
         print(f"wrote {a.output} (dequantized float32)")
     return 0
