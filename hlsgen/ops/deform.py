@@ -98,3 +98,46 @@ class DeformConv(OpKind):
         return LoopNest(vectors=n * oh * ow, pe_bound=o, simd_bound=cg * kh * kw, vec_bound=ow, multiply=True,
                         act_bits=ab, weight_bits=wb, acc_bits=reduction_acc_bits(ab, wb, cg * kh * kw),
                         weights=w.size, requant_terms=1, blocks=n * oh, lookahead=rows, window_bits=window)
+
+
+def deform_conv_float(x, w, offset, bias=None, mask=None, strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1),
+                      group=1, offset_group=1):
+    """ONNX DeformConv (opset 19) in float64 NumPy: bilinear sampling at fractional offsets,
+    zero outside the input, optional mask and bias. The reference the integer form is
+    checked against, and the float model of the general bilinear form."""
+    x = np.asarray(x, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    n, c, h, wd = x.shape
+    oc, cg, kh, kw = w.shape
+    (pt, pl), (pb, pr) = (pads[0], pads[1]), (pads[2], pads[3])
+    oh = (h + pt + pb - dilations[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (wd + pl + pr - dilations[1] * (kw - 1) - 1) // strides[1] + 1
+    off = np.asarray(offset, dtype=np.float64).reshape(n, offset_group, kh * kw, 2, oh, ow)
+    msk = np.ones((n, offset_group, kh * kw, oh, ow)) if mask is None else \
+        np.asarray(mask, dtype=np.float64).reshape(n, offset_group, kh * kw, oh, ow)
+    cpg = c // offset_group                       # channels per offset group
+    base_y = (np.arange(oh) * strides[0] - pt).reshape(oh, 1)
+    base_x = (np.arange(ow) * strides[1] - pl).reshape(1, ow)
+    cols = np.zeros((n, c, kh * kw, oh, ow))
+    for b in range(n):
+        for og in range(offset_group):
+            xs = x[b, og * cpg:(og + 1) * cpg]        # (cpg, h, w)
+            for t in range(kh * kw):
+                i, j = divmod(t, kw)
+                py = base_y + i * dilations[0] + off[b, og, t, 0]
+                px = base_x + j * dilations[1] + off[b, og, t, 1]
+                y0, x0 = np.floor(py).astype(np.int64), np.floor(px).astype(np.int64)
+                fy, fx = py - y0, px - x0
+                val = np.zeros((cpg, oh, ow))
+                for dy, dx, wt in ((0, 0, (1 - fy) * (1 - fx)), (0, 1, (1 - fy) * fx), (1, 0, fy * (1 - fx)), (1, 1, fy * fx)):
+                    yy, xx = y0 + dy, x0 + dx
+                    inside = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < wd)
+                    v = xs[:, np.clip(yy, 0, h - 1), np.clip(xx, 0, wd - 1)]
+                    val += np.where(inside, v * wt, 0.0)
+                cols[b, og * cpg:(og + 1) * cpg, t] = val * msk[b, og, t]
+    cols = cols.reshape(n, group, cg, kh * kw, oh, ow)
+    wg = w.reshape(group, oc // group, cg, kh * kw)
+    out = np.einsum("ngctyx,goct->ngoyx", cols, wg).reshape(n, oc, oh, ow)
+    if bias is not None:
+        out += np.asarray(bias, dtype=np.float64).reshape(1, oc, 1, 1)
+    return out
