@@ -1,0 +1,94 @@
+"""CoDeNet through hlsgen: MACs against the paper, agreement with the float model, golden and
+export times, and the modeled schedule on the Ultra96-V2.
+
+    .venv/bin/python benchmarks/codenet.py [--out build/bench] [--configs tiny,a,b,c,d,e]
+
+Prints Markdown tables (pasted into docs/numerics.md and docs/performance.md) and writes JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from hlsgen import pipeline  # noqa: E402
+from hlsgen.schedule import ScheduleOptions, load_device, schedule  # noqa: E402
+from hlsgen.zoo.models import export  # noqa: E402
+
+PAPER = {"a": (0.29e9, 32.2), "b": (0.29e9, 26.9), "c": (1.14e9, 9.3), "d": (3.54e9, 5.2), "e": (3.58e9, 4.6)}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="build/bench")
+    ap.add_argument("--configs", default="tiny,a,b,c,d,e")
+    a = ap.parse_args(argv)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    doc = {"agreement": [], "schedules": []}
+    print("### CoDeNet: MACs, agreement with the float model, times\n")
+    print("| config | format | export s | tasks | MACs (hlsgen) | MACs (paper) | diff | golden s | end-to-end identical | "
+          "max LSB | layer-by-layer worst | differences at float32 ties | unexplained |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    dev = load_device("ultra96v2")
+    graphs = {}
+    for config in a.configs.split(","):
+        for fmt in ("qonnx", "qcdq"):
+            p = out / f"codenet-{config}-{fmt}.onnx"
+            t0 = time.perf_counter()
+            export("codenet", config, p, fmt, 0)
+            t_export = time.perf_counter() - t0
+            g = pipeline.load(str(p), {})
+            macs = sum(__import__("hlsgen.ops", fromlist=["OPS"]).OPS[t.op].macs(t, g) for t in g.tasks)
+            floats = pipeline.float_inputs(g, [], 0)
+            ints = pipeline.quantize_inputs(g, floats)
+            t0 = time.perf_counter()
+            pipeline.run_golden(g, ints)
+            t_golden = time.perf_counter() - t0
+            rep, _ = pipeline.compare(g, str(p), floats, ints)
+            lbl = rep["layer_by_layer"]
+            paper = PAPER.get(config, (None, None))[0]
+            diff = f"{100 * (macs - paper) / paper:+.1f}%" if paper else "-"
+            print(f"| {config} | {fmt} | {t_export:.1f} | {len(g.tasks)} | {macs:,d} | {f'{paper:,.0f}' if paper else '-'} | {diff} | "
+                  f"{t_golden:.2f} | {100 * rep['exact_fraction']:.3f}% | {rep['max_abs_lsb']} | "
+                  f"{100 * lbl['min_exact_fraction']:.3f}% | {lbl['differences_at_ties']} | {lbl['differences_unexplained']} |")
+            doc["agreement"].append({"config": config, "format": fmt, "export_s": round(t_export, 2), "macs": macs,
+                                     "golden_s": round(t_golden, 3), "exact_fraction": rep["exact_fraction"],
+                                     "max_abs_lsb": rep["max_abs_lsb"], "layer_by_layer": lbl})
+            graphs[config] = g
+    print("\n### CoDeNet on the Ultra96-V2 (modeled; cap 0.8, 250 MHz)\n")
+    print("| config | mode | stages | cycles | latency ms | FPS | GOPS | GOPS/DSP | DSP | BRAM18 | roofline fraction | "
+          "paper FPS (measured) | schedule s |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for config, g in graphs.items():
+        for mode in ("auto", "dataflow", "sequential"):
+            t0 = time.perf_counter()
+            try:
+                s = schedule(g, dev, ScheduleOptions(mode=mode))
+            except Exception as exc:  # a mode that does not fit is reported, not fatal
+                print(f"| {config} | {mode} | - | does not fit: {str(exc)[:80]} |||||||||| ")
+                continue
+            took = time.perf_counter() - t0
+            secs = s.total_cycles / (s.clock_mhz * 1e6)
+            ops = 2 * s.macs
+            gops = ops / secs / 1e9
+            peak = 2 * dev.dsp * 2 * s.clock_mhz * 1e6          # int4 x int8: two products per DSP
+            frac = ops / secs / min(peak, ops / max(1, s.offchip_bytes) * dev.bandwidth_gbs * 1e9)
+            paper_fps = PAPER.get(config, (None, None))[1]
+            print(f"| {config} | {mode} | {len(s.stages)} | {s.total_cycles:,d} | {1e3 * secs:.2f} | {1 / secs:.1f} | {gops:.1f} | "
+                  f"{gops / max(1, s.resources.dsp):.3f} | {s.resources.dsp} | {s.resources.bram18} | {frac:.2f} | "
+                  f"{paper_fps if paper_fps else '-'} | {took:.1f} |")
+            doc["schedules"].append({"config": config, "mode": mode, "stages": len(s.stages), "cycles": s.total_cycles,
+                                     "fps": 1 / secs, "gops": gops, "dsp": s.resources.dsp, "roofline_fraction": frac,
+                                     "schedule_s": took})
+    (out / "codenet.json").write_text(json.dumps(doc, indent=2, default=float))
+    print(f"\nwrote {out / 'codenet.json'}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
