@@ -45,10 +45,15 @@ def float_inputs(graph: Graph, specs: List[str], seed: int) -> Dict[str, np.ndar
             raise HlsgenError(f"--input {spec}: array shape {arr.shape} does not match input {name!r} shape {want}")
         if arr.dtype.kind not in "fiu":
             raise HlsgenError(f"--input {spec}: array dtype {arr.dtype} is not numeric")
-        given[ir] = arr.astype(np.float32)
+        given[ir] = arr if graph.input_quantizers[ir].get("index") else arr.astype(np.float32)
     rs = np.random.RandomState(seed)
     out = {}
     for n in graph.inputs:
+        qi = graph.input_quantizers[n]
+        if qi.get("index"):
+            # token ids / positions: seeded integers over the table's rows
+            out[n] = given[n].astype(np.int64) if n in given else rs.randint(qi["lo"], qi["hi"] + 1, graph.tensors[n].shape).astype(np.int64)
+            continue
         out[n] = given[n] if n in given else rs.standard_normal(graph.tensors[n].shape).astype(np.float32)
     return out
 
@@ -60,6 +65,13 @@ def quantize_inputs(graph: Graph, floats: Dict[str, np.ndarray]) -> Dict[str, np
     for n in graph.inputs:
         t = graph.tensors[n]
         qi = graph.input_quantizers[n]
+        if qi.get("index"):
+            ids = np.asarray(floats[n]).astype(np.int64)
+            if ids.size and (ids.min() < qi["lo"] or ids.max() > qi["hi"]):
+                raise HlsgenError(f"input {qi['onnx_input']!r}: indices must lie in [{qi['lo']}, {qi['hi']}], "
+                                  f"got [{ids.min()}, {ids.max()}]")
+            out[n] = ids
+            continue
         q = np.rint(np.float32(floats[n]) / np.float32(t.quant.scale)) + int(t.quant.zero_point)
         out[n] = np.clip(q, qi["lo"], qi["hi"]).astype(np.int64)
     return out

@@ -19,7 +19,7 @@ from ..errors import HlsgenError
 from ..ir import Graph, IntType, Quant, Task, Tensor
 from ..numerics import accumulator_range, make_requant
 from ..ops import OPS
-from .values import Const, Expanded, FloatIn, Pending, QConst, QLinear, QVal, Quantizer
+from .values import Const, Expanded, FloatIn, Func, IntIn, Masked, Pending, QConst, QLinear, QVal, Quantizer, Reduction
 
 MAX_BITS = 16
 QUANT_DOMAINS = ("qonnx.custom_op.general", "finn.custom_op.general", "onnx.brevitas", "brevitas")
@@ -28,8 +28,16 @@ SUPPORTED_OPS = sorted(
     """Quant IntQuant BipolarQuant Trunc QuantizeLinear DequantizeLinear Conv Gemm MatMul Add Sub Mul
     Div BatchNormalization Relu Clip DeformConv MaxPool AveragePool GlobalAveragePool ReduceMean Resize Upsample
     Concat Split Slice Reshape Flatten Transpose Squeeze Unsqueeze Identity Dropout Constant Shape
-    Gather Cast""".split()
+    Gather Cast Where Softmax LayerNormalization Erf Tanh Sigmoid Exp""".split()
 )
+
+ELEMENTWISE_FUNCS = ("Erf", "Tanh", "Sigmoid", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Pow", "Softplus")
+INTEGER_INPUT_TYPES = (onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.INT16, onnx.TensorProto.UINT16,
+                       onnx.TensorProto.INT8, onnx.TensorProto.UINT8)
+SOFTMAX_FRAC_BITS = 20     # exp table: round(exp(-j * s) * 2^20)
+DIVIDE_FRAC_BITS = 16      # reciprocal of the output scale: round(2^16 / s_out)
+LAYERNORM_ROOT_BITS = 8    # fraction bits of the integer square root
+SUPPORTED_OPS = sorted(set(SUPPORTED_OPS) | set(ELEMENTWISE_FUNCS))
 
 
 def _attrs(node) -> Dict:
@@ -59,7 +67,10 @@ class Lowering:
         for inp in g.input:
             if inp.name in self.vals:
                 continue  # initializer also listed as an input (TorchScript export)
-            self.vals[inp.name] = FloatIn(inp.name, self._input_shape(inp))
+            if inp.type.tensor_type.elem_type in INTEGER_INPUT_TYPES:
+                self.vals[inp.name] = IntIn(inp.name, self._input_shape(inp))
+            else:
+                self.vals[inp.name] = FloatIn(inp.name, self._input_shape(inp))
         for node in g.node:
             for o in node.output:
                 self.producer[o] = node
@@ -336,6 +347,10 @@ class Lowering:
             self.g.input_quantizers[name] = {"onnx_input": src.name, "lo": qz.lo, "hi": qz.hi, "node": qz.node}
             self.vals[out_name] = QVal(name, src.shape)
             return
+        if isinstance(src, Reduction):
+            return self._materialize_reduction(node, src, qz, out_name)
+        if isinstance(src, Func):
+            return self._materialize_func(node, src, qz, out_name)
         if isinstance(src, QVal):
             t = self.g.tensors[src.ir_name]
             if t.quant is not None and t.quant.same_as(quant) and t.dtype.min >= qz.lo and t.dtype.max <= qz.hi:
@@ -573,8 +588,10 @@ class Lowering:
     def _op_MatMul(self, node) -> None:
         x = self._qval(node, 0)
         v = self.vals[node.input[1]]
+        if isinstance(v, QVal):
+            return self._matmul_activations(node)
         if not isinstance(v, (QConst, Const)):
-            raise HlsgenError(f"{_label(node)}: MatMul of two activations is not supported yet; only constant (quantized) weights")
+            raise HlsgenError(f"{_label(node)}: MatMul operand {node.input[1]!r} is neither a quantized activation nor constant weights")
         qc = self._weight(node, 1)
         if qc.data.ndim != 2:
             raise HlsgenError(f"{_label(node)}: MatMul weights must be 2-D")
@@ -652,15 +669,23 @@ class Lowering:
         self.vals[node.output[0]] = Expanded(v.src, a, b, shape)
 
     def _op_Add(self, node) -> None:
+        if self._func_source(node) is not None:
+            return self._extend_func(node)
         idx, c = self._binary_const(node)
         if idx is None:
             return self._add_activations(node)
+        cv = self.vals[node.input[1 - idx]]
+        if isinstance(cv, QConst) and cv.data.size > 1 and isinstance(self.vals[node.input[idx]], QVal) \
+                and not self._is_per_channel(cv.real(), self.vals[node.input[idx]].shape):
+            return self._add_activations(node)      # e.g. position embeddings: a quantized constant tensor
         if self._expanding(node, idx, c):
             return self._expand(node, idx, c, "add")
         p = self._as_pending(node, idx)
         self.vals[node.output[0]] = p.affine(1.0, self._per_channel(node, c, p.shape, p.axis))
 
     def _op_Sub(self, node) -> None:
+        if self._func_source(node) is not None:
+            return self._extend_func(node)
         idx, c = self._binary_const(node)
         if idx is None:
             raise HlsgenError(f"{_label(node)}: Sub of two activations is not supported")
@@ -671,6 +696,8 @@ class Lowering:
         self.vals[node.output[0]] = p.affine(1.0, -c) if idx == 0 else p.affine(-1.0, c)
 
     def _op_Mul(self, node) -> None:
+        if self._func_source(node) is not None:
+            return self._extend_func(node)
         idx, c = self._binary_const(node)
         if idx is None:
             raise HlsgenError(f"{_label(node)}: Mul of two activations is not supported; only multiplication by a constant")
@@ -680,6 +707,8 @@ class Lowering:
         self.vals[node.output[0]] = p.affine(self._per_channel(node, c, p.shape, p.axis), 0.0)
 
     def _op_Div(self, node) -> None:
+        if self._func_source(node) is not None:
+            return self._extend_func(node)
         idx, c = self._binary_const(node)
         if idx != 0:
             raise HlsgenError(f"{_label(node)}: only division of an activation by a constant is supported")
@@ -689,8 +718,27 @@ class Lowering:
             raise HlsgenError(f"{_label(node)}: division by zero")
         self.vals[node.output[0]] = p.affine(1.0 / c, 0.0)
 
+    def _is_per_channel(self, c, shape) -> bool:
+        axis, _ = self._channel_axis(shape)
+        try:
+            self._per_channel(None, c, shape, axis)
+            return True
+        except HlsgenError:
+            return False
+        except Exception:
+            return False
+
+    def _operand(self, node, i):
+        """A quantized activation, or a quantized constant tensor made an IR constant."""
+        v = self.vals[node.input[i]]
+        if isinstance(v, QConst):
+            if np.any(np.asarray(v.quant.zero_point) != 0) and np.ndim(v.quant.scale):
+                raise HlsgenError(f"{_label(node)}: per-channel constant operands are not supported")
+            return QVal(self._weight_tensor(node.input[i], v), v.shape)
+        return self._qval(node, i)
+
     def _add_activations(self, node) -> None:
-        a, b = (self._qval(node, i) for i in (0, 1))
+        a, b = (self._operand(node, i) for i in (0, 1))
         ta, tb = self.g.tensors[a.ir_name], self.g.tensors[b.ir_name]
         (shape,) = OPS["add"].output_shapes({}, [ta.shape, tb.shape])
         axis, channels = self._channel_axis(shape)
@@ -940,6 +988,220 @@ class Lowering:
     _op_Upsample = _op_Resize
 
     # ---------------------------------------------------------------- outputs and patterns
+    # ---------------------------------------------------------------- transformer ops
+    def _source_of(self, v):
+        """The one quantized tensor an elementwise value derives from, or None."""
+        if isinstance(v, QVal):
+            return v
+        if isinstance(v, Func):
+            return v.src
+        if isinstance(v, Pending) and v.op == "requant" and len(v.inputs) == 1:
+            return QVal(v.inputs[0], self.g.tensors[v.inputs[0]].shape)
+        return None
+
+    def _func_source(self, node):
+        """For an elementwise node: its source QVal when the node continues a Func (an input
+        is already a Func, or two non-constant inputs derive from the same tensor)."""
+        vals = [self.vals[i] for i in node.input if i]
+        live = [v for v in vals if not isinstance(v, (Const, QConst))]
+        if not live:
+            return None
+        if not any(isinstance(v, Func) for v in live) and len(live) < 2 and node.op_type not in ELEMENTWISE_FUNCS:
+            return None
+        srcs = [self._source_of(v) for v in live]
+        if any(x is None for x in srcs) or len({x.ir_name for x in srcs}) != 1:
+            return None
+        return srcs[0]
+
+    def _extend_func(self, node) -> None:
+        src = self._func_source(node)
+        if src is None:
+            raise HlsgenError(f"{_label(node)}: elementwise function of more than one activation is not supported; "
+                              f"only functions of one quantized tensor (e.g. GELU) are")
+        t = self.g.tensors[src.ir_name]
+        if t.origin is None:
+            raise HlsgenError(f"{_label(node)}: the input of this elementwise function has no ONNX tensor to evaluate from")
+        for i in node.input:
+            v = self.vals.get(i)
+            if isinstance(v, (Const, QConst)) and np.size(v.value if isinstance(v, Const) else v.data) != 1:
+                raise HlsgenError(f"{_label(node)}: elementwise function with a non-scalar constant is not supported")
+        self.vals[node.output[0]] = Func(src, t.origin, tuple(t.shape))
+
+    def _op_Erf(self, node) -> None:
+        self._extend_func(node)
+
+    _op_Tanh = _op_Sigmoid = _op_Exp = _op_Log = _op_Sqrt = _op_Reciprocal = _op_Neg = _op_Abs = _op_Softplus = _op_Erf
+
+    def _op_Pow(self, node) -> None:
+        self._extend_func(node)
+
+    def _materialize_func(self, node, f: Func, qz: Quantizer, out_name: str) -> None:
+        """Evaluate the ONNX subgraph from the source tensor to this quantizer's input on every
+        value of the source type (float32, onnxruntime, as the float model does), quantize the
+        results with this quantizer: one table entry per input value."""
+        import onnxruntime as ort
+
+        t = self.g.tensors[f.src.ir_name]
+        if t.dtype.bits > 12:
+            raise HlsgenError(f"{_label(node)}: a {t.dtype.bits}-bit input makes a {1 << t.dtype.bits}-entry table; "
+                              f"quantize the function's input to at most 12 bits")
+        target = node.input[0]
+        nodes, consts, seen = [], {}, set()
+
+        def visit(name):
+            if name in seen or name == f.src_onnx:
+                return
+            seen.add(name)
+            v = self.vals.get(name)
+            if isinstance(v, (Const, QConst)):
+                consts[name] = np.asarray(v.value if isinstance(v, Const) else v.real(), dtype=np.float32).reshape(-1)[:1].reshape(())
+                return
+            pn = self.producer.get(name)
+            if pn is None:
+                raise HlsgenError(f"{_label(node)}: cannot trace the elementwise function back to its input")
+            for i in pn.input:
+                if i:
+                    visit(i)
+            if pn not in nodes:
+                nodes.append(pn)
+        visit(target)
+        order = {id(n): k for k, n in enumerate(self.onnx_graph.node)}
+        nodes.sort(key=lambda n: order.get(id(n), 0))
+        q = np.arange(t.dtype.min, t.dtype.max + 1, dtype=np.int64)
+        x = (np.float32(1) * (q - int(t.quant.zero_point)).astype(np.float32)) * np.float32(t.quant.scale)
+        gr = helper.make_graph(
+            [helper.make_node(n.op_type, list(n.input), list(n.output), domain=n.domain, **_attrs(n)) for n in nodes], "func",
+            [helper.make_tensor_value_info(f.src_onnx, onnx.TensorProto.FLOAT, [len(q)])],
+            [helper.make_tensor_value_info(target, onnx.TensorProto.FLOAT, None)],
+            [numpy_helper.from_array(v, k) for k, v in consts.items()])
+        m = helper.make_model(gr, opset_imports=[helper.make_opsetid("", max(self.opset, 13))])
+        try:
+            sess = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+            (y,) = sess.run(None, {f.src_onnx: x})
+        except Exception as exc:
+            raise HlsgenError(f"{_label(node)}: cannot tabulate this elementwise function ({type(exc).__name__}: {str(exc).splitlines()[0]})") from None
+        table = self._quantize_const(np.asarray(y, dtype=np.float64).reshape(-1), qz)
+        attrs = {"table": table.astype(np.int64), "lo": int(t.dtype.min)}
+        (out,) = self._emit([n.name or n.op_type for n in nodes] + [node.name or node.op_type], "lut", [f.src.ir_name], attrs,
+                            [(out_name, qz.dtype, Quant(qz.scale, qz.zero_point))])
+        self.vals[out_name] = QVal(out, self.g.tensors[out].shape)
+
+    def _op_Where(self, node) -> None:
+        cond, a, b = (self.vals[i] for i in node.input[:3])
+        if not isinstance(cond, Const):
+            raise HlsgenError(f"{_label(node)}: Where with a non-constant condition is not supported")
+        mask = np.asarray(cond.value).astype(bool)
+        if isinstance(a, (Const, QConst)) and isinstance(b, QVal):
+            fill, src, excluded = a, b, mask
+        elif isinstance(b, (Const, QConst)) and isinstance(a, QVal):
+            fill, src, excluded = b, a, ~mask
+        else:
+            raise HlsgenError(f"{_label(node)}: Where must select between one quantized activation and a constant")
+        fv = np.asarray(fill.value if isinstance(fill, Const) else fill.real(), dtype=np.float64)
+        if not np.all(fv <= -1e30):
+            raise HlsgenError(f"{_label(node)}: Where fills with {fv.reshape(-1)[0]}; only -inf (an attention mask) is supported")
+        self.vals[node.output[0]] = Masked(src, excluded)
+
+    def _op_Softmax(self, node) -> None:
+        v = self.vals[node.input[0]]
+        src, mask = (v.src, v.mask) if isinstance(v, Masked) else (self._qval(node, 0), None)
+        rank = len(src.shape)
+        axis = _attrs(node).get("axis", -1) % rank
+        if axis != rank - 1:
+            raise HlsgenError(f"{_label(node)}: Softmax over axis {axis} is not supported; only the last axis")
+        if mask is not None:
+            mask = np.broadcast_to(mask, np.broadcast_shapes(mask.shape, src.shape))
+            if np.any(mask.all(axis=-1)):
+                raise HlsgenError(f"{_label(node)}: the attention mask excludes every element of some row")
+        self.vals[node.output[0]] = Reduction("softmax", src, tuple(src.shape), mask=mask)
+
+    def _op_LayerNormalization(self, node) -> None:
+        a = _attrs(node)
+        src = self._qval(node, 0)
+        rank = len(src.shape)
+        if a.get("axis", -1) % rank != rank - 1:
+            raise HlsgenError(f"{_label(node)}: LayerNormalization over more than the last axis is not supported")
+        d = src.shape[-1]
+        gamma = np.broadcast_to(np.asarray(self._const(node, 1, "scale"), np.float64).reshape(-1), (d,))
+        beta = self._const(node, 2, "bias")
+        beta = np.zeros(d) if beta is None else np.broadcast_to(np.asarray(beta, np.float64).reshape(-1), (d,))
+        self.vals[node.output[0]] = Reduction("layernorm", src, tuple(src.shape), gamma=gamma.copy(), beta=beta.copy(),
+                                              eps=float(a.get("epsilon", 1e-5)))
+
+    def _materialize_reduction(self, node, r: Reduction, qz: Quantizer, out_name: str) -> None:
+        t = self.g.tensors[r.src.ir_name]
+        s_in, s_out = float(t.quant.scale), float(qz.scale)
+        common = {"zero_point": int(qz.zero_point), "lo": int(qz.lo), "hi": int(qz.hi), "out": qz.dtype}
+        if r.kind == "softmax":
+            span = t.dtype.max - t.dtype.min
+            j = np.arange(span + 1, dtype=np.float64)
+            attrs = dict(common, exp_table=np.rint(np.exp(-j * s_in) * 2.0 ** SOFTMAX_FRAC_BITS).astype(np.int64),
+                         frac=SOFTMAX_FRAC_BITS, g=DIVIDE_FRAC_BITS, recip=int(round(2.0 ** DIVIDE_FRAC_BITS / s_out)),
+                         mask=None if r.mask is None else np.ascontiguousarray(r.mask))
+        else:
+            d = r.shape[-1]
+            k, g = LAYERNORM_ROOT_BITS, DIVIDE_FRAC_BITS
+            attrs = dict(common, k=k, g=g, eps_fixed=int(round(r.eps * d * d / (s_in * s_in) * 4.0 ** k)),
+                         mult=np.rint(r.gamma / s_out * 2.0 ** (k + g)).astype(np.int64),
+                         bias_fixed=np.rint(r.beta / s_out * 2.0 ** g).astype(np.int64))
+        (out,) = self._emit([node.name or node.op_type], r.kind, [r.src.ir_name], attrs,
+                            [(out_name, qz.dtype, Quant(qz.scale, qz.zero_point))])
+        self.vals[out_name] = QVal(out, self.g.tensors[out].shape)
+
+    def _op_Gather(self, node) -> None:
+        data, idx = self.vals[node.input[0]], self.vals[node.input[1]]
+        axis = _attrs(node).get("axis", 0)
+        if isinstance(data, QConst) and isinstance(idx, Const):
+            if np.ndim(data.quant.scale) and data.quant.axis == axis % data.data.ndim:
+                raise HlsgenError(f"{_label(node)}: gathering along the per-channel quantization axis is not supported")
+            self.vals[node.output[0]] = QConst(np.take(data.data, np.asarray(idx.value, dtype=np.int64), axis=axis),
+                                               data.quant, data.dtype)
+            return
+        if isinstance(data, QConst) and isinstance(idx, IntIn):
+            if axis % data.data.ndim != 0:
+                raise HlsgenError(f"{_label(node)}: only Gather along axis 0 (an embedding lookup) is supported")
+            if np.ndim(data.quant.scale):
+                raise HlsgenError(f"{_label(node)}: embedding tables must be quantized per tensor")
+            rows = data.data.shape[0]
+            ids = self._index_input(idx, rows, node)
+            table = self._weight_tensor(node.input[0], data)
+            (out,) = self._emit([node.name or "Gather"], "gather", [table, ids], {},
+                                [(node.output[0], data.dtype, Quant(data.quant.scale, data.quant.zero_point))])
+            self.vals[node.output[0]] = QVal(out, self.g.tensors[out].shape)
+            return
+        raise HlsgenError(f"{_label(node)}: Gather is supported on constants and as an embedding lookup "
+                          f"(a quantized table indexed by an integer graph input)")
+
+    def _index_input(self, v: IntIn, rows: int, node) -> str:
+        existing = [n for n, q in self.g.input_quantizers.items() if q.get("onnx_input") == v.name]
+        if existing:
+            name = existing[0]
+            q = self.g.input_quantizers[name]
+            q["hi"] = min(q["hi"], rows - 1)
+            return name
+        name = self._add_tensor(v.name, v.shape, IntType.for_range(0, rows - 1), None, origin=v.name)
+        self.g.inputs.append(name)
+        self.g.input_quantizers[name] = {"onnx_input": v.name, "lo": 0, "hi": rows - 1, "node": node.name or "Gather",
+                                         "index": True}
+        return name
+
+    def _matmul_activations(self, node) -> None:
+        a, b = self._qval(node, 0), self._qval(node, 1)
+        ta, tb = self.g.tensors[a.ir_name], self.g.tensors[b.ir_name]
+        if len(ta.shape) < 2 or len(tb.shape) < 2 or ta.shape[-1] != tb.shape[-2]:
+            raise HlsgenError(f"{_label(node)}: MatMul shapes {ta.shape} x {tb.shape} do not match")
+        za, zb = int(ta.quant.zero_point), int(tb.quant.zero_point)
+        ra = (ta.dtype.min - za, ta.dtype.max - za)
+        rb = (tb.dtype.min - zb, tb.dtype.max - zb)
+        prods = [x * y for x in ra for y in rb]
+        k = ta.shape[-1]
+        (shape,) = OPS["matmul"].output_shapes({}, [ta.shape, tb.shape])
+        axis = len(shape) - 1
+        self.vals[node.output[0]] = Pending("matmul", [a.ir_name, b.ir_name], {},
+                                            [np.asarray(float(ta.quant.scale) * float(tb.quant.scale))],
+                                            [(k * min(prods), k * max(prods))], np.zeros(()), np.array(-np.inf),
+                                            np.array(np.inf), shape, axis, shape[axis], [node.name or node.op_type])
+
     def _graph_output(self, name: str) -> str:
         v = self.vals.get(name)
         if isinstance(v, QVal):

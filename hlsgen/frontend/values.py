@@ -8,6 +8,11 @@ Every ONNX tensor name maps to one of these:
   Pending    a wide accumulator with a real-valued affine map and clamp still to apply; it
              becomes an IR task when a quantizer (or a graph output) consumes it
   QLinear    the integer result of QuantizeLinear (and Clip), before DequantizeLinear
+  IntIn      an integer graph input (token ids, positions): indices, not quantized values
+  Masked     a quantized tensor with some elements replaced by -inf (attention mask)
+  Reduction  softmax / LayerNorm of one quantized tensor, waiting for its output quantizer
+  Func       an elementwise float function of one quantized tensor (GELU in any form),
+             waiting for its output quantizer: it becomes a table of 2^bits entries
   Expanded   a * real(QVal) + b with constants a, b that broadcast the tensor to a larger shape
              (DeformConv offsets computed from one integer scalar per pixel)
 """
@@ -129,4 +134,34 @@ class Expanded:
     src: QVal
     a: np.ndarray
     b: np.ndarray
+    shape: Tuple[int, ...]
+
+
+@dataclass
+class IntIn:
+    name: str
+    shape: Tuple[int, ...]
+
+
+@dataclass
+class Masked:
+    src: QVal
+    mask: np.ndarray          # bool, True = replaced by -inf (excluded)
+
+
+@dataclass
+class Reduction:
+    kind: str                 # "softmax" | "layernorm"
+    src: QVal
+    shape: Tuple[int, ...]
+    mask: Optional[np.ndarray] = None
+    gamma: Optional[np.ndarray] = None
+    beta: Optional[np.ndarray] = None
+    eps: float = 0.0
+
+
+@dataclass
+class Func:
+    src: QVal
+    src_onnx: str             # the ONNX tensor holding the source's float value
     shape: Tuple[int, ...]

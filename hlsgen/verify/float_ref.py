@@ -78,6 +78,19 @@ def _run_qonnx(model: onnx.ModelProto, feeds):
     real_inputs = [i for i in m.graph.input if i.name not in inits]
     del m.graph.input[:]
     m.graph.input.extend(real_inputs)
+    # qonnx keeps every tensor in a float32 container: integer inputs (token ids) enter as
+    # floats and a Cast restores their type for the ops that index with them
+    int_inputs = [i for i in m.graph.input if i.type.tensor_type.elem_type != onnx.TensorProto.FLOAT]
+    for inp in int_inputs:
+        elem = inp.type.tensor_type.elem_type
+        inner = inp.name + "__as_int"
+        for node in m.graph.node:
+            for k, name in enumerate(node.input):
+                if name == inp.name:
+                    node.input[k] = inner
+        m.graph.node.insert(0, onnx.helper.make_node("Cast", [inp.name], [inner], to=elem))
+        inp.type.tensor_type.elem_type = onnx.TensorProto.FLOAT
+    feeds = {k: (np.asarray(v, dtype=np.float32) if any(k == i.name for i in int_inputs) else v) for k, v in feeds.items()}
     try:
         from qonnx.transformation.infer_shapes import InferShapes
 
