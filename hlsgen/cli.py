@@ -49,6 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--act-bits", type=int, help="activation bits (default: the model's, 8 for InTAR kernels; 16 is InTAR's int16)")
     p.add_argument("--weight-bits", type=int, help="weight bits (default: the model's)")
+    p.add_argument("--phase", choices=["prefill", "decode"], help="gpt2: prefill (N tokens in) or decode (one token + K/V cache)")
+    p.add_argument("--seq-len", type=int, help="gpt2: prefill tokens, or the cache length + 1 for decode (default min(context, 128))")
 
     p = sub.add_parser("devices", help="list the device profiles shipped with hlsgen",
                        description="List the shipped device profiles (a YAML file path works wherever a name does).")
@@ -155,10 +157,12 @@ def cmd_zoo(a) -> int:
         return 0
     if a.name not in models.MODELS:
         raise HlsgenError(f"unknown zoo model {a.name!r}; choose one of {', '.join(models.MODELS)} (hlsgen zoo --list)")
-    out = a.output or f"{a.name}-{a.config}.onnx"
+    out = a.output or f"{a.name}-{a.config}{'-' + a.phase if a.phase else ''}.onnx"
     t0 = time.perf_counter()
     print(f"hlsgen: building {a.name} ({a.config}) with Brevitas and exporting {a.format}...", file=sys.stderr)
-    p = models.export(a.name, a.config, out, a.format, a.seed, a.act_bits, a.weight_bits)
+    if a.seq_len is not None and a.seq_len < 1:
+        raise HlsgenError(f"--seq-len {a.seq_len} must be at least 1")
+    p = models.export(a.name, a.config, out, a.format, a.seed, a.act_bits, a.weight_bits, phase=a.phase, seq_len=a.seq_len)
     print(f"wrote {p} ({a.name}, config {a.config}, {a.format}, seed {a.seed}) in {time.perf_counter() - t0:.1f} s")
     return 0
 

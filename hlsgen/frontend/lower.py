@@ -188,7 +188,12 @@ class Lowering:
         self.vals[onnx_out] = QVal(out, self.g.tensors[out].shape)
 
     def _weight_tensor(self, onnx_name: str, qc: QConst) -> str:
-        return self._add_tensor(onnx_name, qc.shape, qc.dtype, qc.quant, data=qc.data.astype(np.int64), origin=onnx_name)
+        # stored in the narrowest NumPy integer type (GPT-2 medium: 355M weights); the ops
+        # widen to int64 when they compute
+        t = qc.dtype
+        np_type = next(d for d in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.int64)
+                       if np.iinfo(d).min <= t.min and t.max <= np.iinfo(d).max)
+        return self._add_tensor(onnx_name, qc.shape, qc.dtype, qc.quant, data=qc.data.astype(np_type), origin=onnx_name)
 
     def _per_channel(self, node, c: np.ndarray, shape, axis: int) -> np.ndarray:
         """A constant that broadcasts against `shape` -> scalar or vector along `axis`."""
@@ -1046,6 +1051,14 @@ class Lowering:
             raise HlsgenError(f"{_label(node)}: a {t.dtype.bits}-bit input makes a {1 << t.dtype.bits}-entry table; "
                               f"quantize the function's input to at most 12 bits")
         target = node.input[0]
+        if node.op_type == "DequantizeLinear":
+            # QCDQ: the quantizer's float input sits behind QuantizeLinear [-> Clip]
+            q = self.producer.get(target)
+            if q is not None and q.op_type == "Clip":
+                q = self.producer.get(q.input[0])
+            if q is None or q.op_type != "QuantizeLinear":
+                raise HlsgenError(f"{_label(node)}: cannot find the QuantizeLinear of this quantizer")
+            target = q.input[0]
         nodes, consts, seen = [], {}, set()
 
         def visit(name):

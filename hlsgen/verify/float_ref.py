@@ -20,7 +20,11 @@ def _is_standard(model: onnx.ModelProto) -> bool:
 
 
 def run_float(model: onnx.ModelProto, feeds: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
-    feeds = {k: np.asarray(v, dtype=np.float32) for k, v in feeds.items()}
+    # float inputs as float32; integer inputs (token ids) keep the integer type the graph declares
+    declared = {i.name: i.type.tensor_type.elem_type for i in model.graph.input}
+    feeds = {k: (np.asarray(v, dtype=helper.tensor_dtype_to_np_dtype(declared[k]))
+                 if declared.get(k, onnx.TensorProto.FLOAT) != onnx.TensorProto.FLOAT else np.asarray(v, dtype=np.float32))
+             for k, v in feeds.items()}
     model = _with_input_shapes(model, feeds)
     if _is_standard(model):
         return _run_onnxruntime(model, feeds)

@@ -127,8 +127,13 @@ def build(config: str, act_bits: int, weight_bits: int, phase: str = "prefill", 
     capped at 128 for small/medium); past: decode cache length (default seq_len - 1)."""
     import torch
 
+    from ..errors import HlsgenError
+
     cfg = CONFIGS[config]
     n = seq_len or min(cfg.context, 128)
+    if not (1 <= n <= cfg.context) or (phase == "decode" and n < 2):
+        raise HlsgenError(f"gpt2 {config}: --seq-len {n} must be in [{1 if phase == 'prefill' else 2}, {cfg.context}] "
+                          f"(the context length) for {phase}")
     net = _modules(cfg, weight_bits, act_bits, phase, n, past)
     g = torch.Generator().manual_seed(0)
     if phase == "prefill":
@@ -141,3 +146,15 @@ def build(config: str, act_bits: int, weight_bits: int, phase: str = "prefill", 
             caches += [torch.randn(1, cfg.heads, p, hd, generator=g), torch.randn(1, cfg.heads, p, hd, generator=g)]
         example = (torch.randint(0, cfg.vocab, (1, 1), generator=g), torch.tensor([[p]]), *caches)
     return net, example
+
+
+def stats(config: str, phase: str = "prefill", seq_len: int = None) -> dict:
+    """Weights and MACs by formula (building GPT-2 medium just to count would take a minute)."""
+    c = CONFIGS[config]
+    n = seq_len or min(c.context, 128)
+    d, f = c.d_model, c.ffn
+    per_layer_w = d * 3 * d + d * d + d * f + f * d
+    params = c.layers * per_layer_w + c.vocab * d + c.context * d
+    tokens, keys = (n, n) if phase == "prefill" else (1, n)
+    macs = c.layers * (tokens * per_layer_w + 2 * tokens * keys * d) + tokens * d * c.vocab
+    return {"params": params, "macs": macs, "input": [1, tokens]}

@@ -31,6 +31,8 @@ class ZooModel:
     default_weight_bits: int = 8
     opset: int = 0              # 0: the exporter's default (QCDQ at 13)
     prepare: Callable = None    # (module, input shape, seed) -> None, before calibration
+    options: Tuple[str, ...] = ()   # extra builder options the model accepts (phase, seq_len)
+    stats: Callable = None      # config -> {"params", "macs", "input"} without building (big models)
 
 
 MODELS: Dict[str, ZooModel] = {}
@@ -122,6 +124,16 @@ def _codenet(config: str, act_bits: int, weight_bits: int):
     return codenet.build(config, act_bits, weight_bits)
 
 
+def _gpt2(config: str, act_bits: int, weight_bits: int, phase: str = "prefill", seq_len: int = None):
+    from . import gpt2
+    return gpt2.build(config, act_bits, weight_bits, phase, seq_len)
+
+
+MODELS["gpt2"] = ZooModel("gpt2", "GPT-2: pre-LN decoder, causal MHA, GELU FFN, tied LM head; W4A8 (prefill/decode)",
+                          ("tiny", "small", "medium"), _gpt2, default_act_bits=8, default_weight_bits=4, opset=17,
+                          options=("phase", "seq_len"),
+                          stats=lambda config: __import__("hlsgen.zoo.gpt2", fromlist=["x"]).stats(config))
+
 MODELS["codenet"] = ZooModel("codenet", "CoDeNet: ShuffleNetV2 + CenterNet, depthwise deformable decoder, W4A8",
                              ("a", "b", "c", "d", "e", "tiny"), _codenet, default_act_bits=8, default_weight_bits=4,
                              opset=19,   # ONNX DeformConv exists from opset 19
@@ -131,6 +143,9 @@ MODELS["codenet"] = ZooModel("codenet", "CoDeNet: ShuffleNetV2 + CenterNet, dept
 def model_stats(name: str, config: str, act_bits: int, weight_bits: int) -> Dict:
     """Parameter count and MACs from the PyTorch module (no export)."""
     import torch
+
+    if MODELS[name].stats is not None:
+        return MODELS[name].stats(config)
 
     net, shape = build(name, config, 0, act_bits, weight_bits)
     params = sum(p.numel() for n, p in net.named_parameters() if n.endswith("weight") and p.dim() > 1)
@@ -162,7 +177,27 @@ def _is_weight_holder(net, m) -> bool:
     return any(getattr(x, "weight_holder", None) is m for x in net.modules())
 
 
-def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int):
+def _random_like(example, seed: int):
+    """Calibration inputs like the example: N(0,1) floats, integer tensors (token ids) drawn
+    from [0, max + 1) of the example, scalars (positions) kept."""
+    import torch
+
+    if isinstance(example, tuple) and example and isinstance(example[0], int):
+        return (torch.randn(*example),)
+    g = torch.Generator().manual_seed(seed + 7)
+    out = []
+    for t in example:
+        if t.dtype.is_floating_point:
+            out.append(torch.randn(t.shape, generator=g))
+        elif t.numel() == 1:
+            out.append(t.clone())
+        else:
+            out.append(torch.randint(0, int(t.max()) + 1, t.shape, generator=g))
+    return tuple(out)
+
+
+def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int, **options):
+    """(module, example): the example is an input shape (float input) or a tuple of tensors."""
     import torch
 
     if name not in MODELS:
@@ -173,8 +208,11 @@ def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int):
     for what, bits in (("--act-bits", act_bits), ("--weight-bits", weight_bits)):
         if not 2 <= bits <= 16:
             raise HlsgenError(f"{what} {bits}: use 2..16 bits")
+    unknown = sorted(k for k, v in options.items() if v is not None and k not in m.options)
+    if unknown:
+        raise HlsgenError(f"zoo model {name}: option --{unknown[0].replace('_', '-')} does not apply to it")
     torch.manual_seed(seed)
-    net, shape = m.build(config, act_bits, weight_bits)
+    net, shape = m.build(config, act_bits, weight_bits, **{k: v for k, v in options.items() if v is not None})
     bns = [b for b in net.modules() if isinstance(b, torch.nn.BatchNorm2d)]
     with torch.no_grad():
         # random BN statistics (so folding is exercised), fixed: BN stays in eval mode while
@@ -191,8 +229,8 @@ def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int):
         from brevitas.graph.calibrate import calibration_mode as brevitas_calibration
         net.eval()
         with torch.no_grad(), brevitas_calibration(net):
-            for _ in range(4):
-                net(torch.randn(*shape))
+            for k in range(4):
+                net(*_random_like(shape, seed + k))
         net.eval()
     calibrate()
     if m.prepare is not None:
@@ -204,7 +242,7 @@ def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int):
 
 
 def export(name: str, config: str, path, fmt: str = "qonnx", seed: int = 0, act_bits: int = None,
-           weight_bits: int = None) -> Path:
+           weight_bits: int = None, **options) -> Path:
     """Build, calibrate and export one zoo model with the TorchScript exporter (byte-stable)."""
     import torch
     from brevitas.export import export_onnx_qcdq, export_qonnx
@@ -215,9 +253,9 @@ def export(name: str, config: str, path, fmt: str = "qonnx", seed: int = 0, act_
     if fmt == "qcdq" and max(act_bits, weight_bits) > 8:
         raise HlsgenError(f"zoo model {name}: QCDQ export holds at most 8-bit integers (QuantizeLinear at opset 13); "
                           f"use --format qonnx for {max(act_bits, weight_bits)} bits")
-    net, shape = build(name, config, seed, act_bits, weight_bits)
+    net, shape = build(name, config, seed, act_bits, weight_bits, **options)
     torch.manual_seed(seed)
-    x = torch.randn(*shape)
+    x = torch.randn(*shape) if isinstance(shape[0], int) else tuple(shape)
     fn = {"qonnx": export_qonnx, "qcdq": export_onnx_qcdq}[fmt]
     kwargs = {"dynamo": False}
     if m is not None and m.opset:
