@@ -10,7 +10,7 @@ from .lower import SUPPORTED_OPS, lower
 
 def load(path, input_shapes: Optional[Dict[str, tuple]] = None) -> Graph:
     """Read a quantized ONNX file and lower it to the integer IR."""
-    return lower(load_model(path), input_shapes)
+    return lower(load_model(path), input_shapes, consume=True)
 
 
 __all__ = ["load", "load_model", "lower", "SUPPORTED_OPS"]

@@ -49,8 +49,9 @@ def _label(node) -> str:
 
 
 class Lowering:
-    def __init__(self, model: onnx.ModelProto, input_shapes: Optional[Dict[str, tuple]] = None):
+    def __init__(self, model: onnx.ModelProto, input_shapes: Optional[Dict[str, tuple]] = None, consume: bool = False):
         self.model = model
+        self.consume = consume     # free the model's weight bytes as they are read (load() owns the model)
         self.onnx_graph = model.graph
         self.input_shapes = dict(input_shapes or {})
         self.g = Graph(name=model.graph.name or "model")
@@ -64,6 +65,10 @@ class Lowering:
         g = self.onnx_graph
         for init in g.initializer:
             self.vals[init.name] = Const(numpy_helper.to_array(init))
+            if self.consume and init.HasField("raw_data"):
+                # the array owns a copy of the bytes now: free the protobuf's (the model is
+                # not used again after lowering; GPT-2 medium holds 1.4 GB of weights)
+                init.ClearField("raw_data")
         for inp in g.input:
             if inp.name in self.vals:
                 continue  # initializer also listed as an input (TorchScript export)
@@ -190,10 +195,9 @@ class Lowering:
     def _weight_tensor(self, onnx_name: str, qc: QConst) -> str:
         # stored in the narrowest NumPy integer type (GPT-2 medium: 355M weights); the ops
         # widen to int64 when they compute
-        t = qc.dtype
-        np_type = next(d for d in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.int64)
-                       if np.iinfo(d).min <= t.min and t.max <= np.iinfo(d).max)
-        return self._add_tensor(onnx_name, qc.shape, qc.dtype, qc.quant, data=qc.data.astype(np_type), origin=onnx_name)
+        data = qc.data.astype(_compact_int(min(qc.dtype.min, int(qc.data.min(initial=0))),
+                                           max(qc.dtype.max, int(qc.data.max(initial=0)))), copy=False)
+        return self._add_tensor(onnx_name, qc.shape, qc.dtype, qc.quant, data=data, origin=onnx_name)
 
     def _per_channel(self, node, c: np.ndarray, shape, axis: int) -> np.ndarray:
         """A constant that broadcasts against `shape` -> scalar or vector along `axis`."""
@@ -337,7 +341,7 @@ class Lowering:
 
     def _apply_quantizer(self, node, src, qz: Quantizer, out_name: str) -> None:
         if isinstance(src, (Const, QConst)):
-            x = src.value.astype(np.float64) if isinstance(src, Const) else src.real()
+            x = np.asarray(src.value, dtype=np.float32) if isinstance(src, Const) else src.real()
             q = self._quantize_const(x, qz)
             self.vals[out_name] = QConst(q, Quant(qz.scale, qz.zero_point, qz.axis), qz.dtype)
             return
@@ -378,9 +382,14 @@ class Lowering:
             shp = [1] * x.ndim
             shp[qz.axis] = scale.size
             scale, zp = scale.reshape(shp), zp.reshape(shp)
-        # Same arithmetic as ONNX / QONNX: float32 division, round half to even.
-        q = np.rint(np.float32(x) / np.float32(scale)) + zp if qz.rounding == "half_even" else np.floor(np.float32(x) / np.float32(scale)) + zp
-        return np.clip(q, qz.lo, qz.hi).astype(np.int64)
+        # Same arithmetic as ONNX / QONNX: float32 division, round half to even. In place and
+        # into the narrowest integer type: GPT-2 medium has 355M weights.
+        q = np.asarray(x, dtype=np.float32) / np.asarray(scale, dtype=np.float32)
+        (np.rint if qz.rounding == "half_even" else np.floor)(q, out=q)
+        if np.any(zp != 0):
+            q += np.asarray(zp, dtype=np.float32)
+        np.clip(q, qz.lo, qz.hi, out=q)
+        return q.astype(_compact_int(qz.lo, qz.hi))
 
     def _materialize(self, p: Pending, qz: Quantizer, out_name: str, node) -> None:
         rq = make_requant(p.term_scales, p.term_ranges, p.bias, float(qz.scale), int(qz.zero_point), qz.lo, qz.hi,
@@ -451,7 +460,7 @@ class Lowering:
         src = self.vals[node.input[0]]
         qz = self._make_quantizer(node, scale, np.asarray(zp).astype(np.int64), dtype, int(info.min), int(info.max), node.input[0])
         if isinstance(src, (Const, QConst)):
-            x = src.value.astype(np.float64) if isinstance(src, Const) else src.real()
+            x = np.asarray(src.value, dtype=np.float32) if isinstance(src, Const) else src.real()
             self.vals[node.output[0]] = Const(self._quantize_const(x, qz).astype(zdtype))
             return
         self.vals[node.output[0]] = QLinear(src, qz, tuple(getattr(src, "shape", ())))
@@ -1021,6 +1030,10 @@ class Lowering:
     def _extend_func(self, node) -> None:
         src = self._func_source(node)
         if src is None:
+            for k, i in enumerate(node.input):
+                v = self.vals.get(i)
+                if i and self._source_of(v) is None and not isinstance(v, (Const, QConst)):
+                    self._not_quantized(node, k, v)
             raise HlsgenError(f"{_label(node)}: elementwise function of more than one activation is not supported; "
                               f"only functions of one quantized tensor (e.g. GELU) are")
         t = self.g.tensors[src.ir_name]
@@ -1311,9 +1324,16 @@ def _declared_range(producer, vals, name, np_dtype):
     return int(info.min), int(info.max)
 
 
+def _compact_int(lo: int, hi: int):
+    """The narrowest NumPy integer type holding [lo, hi]."""
+    return next(d for d in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.int64)
+                if np.iinfo(d).min <= lo and hi <= np.iinfo(d).max)
+
+
 def _transpose_qconst(qc: QConst, perm) -> QConst:
     axis = None if qc.quant.axis is None else list(perm).index(qc.quant.axis)
-    return QConst(np.ascontiguousarray(np.transpose(qc.data, perm)), Quant(qc.quant.scale, qc.quant.zero_point, axis), qc.dtype)
+    # a view: copying GPT-2 medium's weights would cost seconds and gigabytes
+    return QConst(np.transpose(qc.data, perm), Quant(qc.quant.scale, qc.quant.zero_point, axis), qc.dtype)
 
 
 def _copy_pending(p: Pending, node) -> Pending:
@@ -1322,5 +1342,7 @@ def _copy_pending(p: Pending, node) -> Pending:
                    p.source + [node.name or node.op_type])
 
 
-def lower(model: onnx.ModelProto, input_shapes: Optional[Dict[str, tuple]] = None) -> Graph:
-    return Lowering(model, input_shapes).run()
+def lower(model: onnx.ModelProto, input_shapes: Optional[Dict[str, tuple]] = None, consume: bool = False) -> Graph:
+    """ONNX model -> IR. With `consume`, the model's weight bytes are freed as they are read
+    (the caller must not use the model afterwards)."""
+    return Lowering(model, input_shapes, consume).run()
