@@ -23,10 +23,11 @@ def zoo_file(export_dir):
 
     cache = {}
 
-    def get(name, config="default", fmt="qonnx"):
-        key = (name, config, fmt)
+    def get(name, config="default", fmt="qonnx", **options):
+        key = (name, config, fmt, tuple(sorted(options.items())))
         if key not in cache:
-            cache[key] = export(name, config, export_dir / f"zoo_{name}_{config}_{fmt}.onnx", fmt)
+            tag = "_".join(f"{k}{v}" for k, v in sorted(options.items()))
+            cache[key] = export(name, config, export_dir / f"zoo_{name}_{config}_{fmt}_{tag}.onnx", fmt, **options)
         return cache[key]
     return get
 
@@ -189,3 +190,110 @@ def test_zoo_export_codenet_is_byte_identical(tmp_path):
         r = run_cli("zoo", "codenet", "--config", "tiny", "-o", p)
         assert r.returncode == 0, r.stderr
     assert a.read_bytes() == b.read_bytes()
+
+
+# ----------------------------------------------------------------------------- GPT-2
+
+@pytest.mark.parametrize("phase", ["prefill", "decode"])
+@pytest.mark.parametrize("fmt", ["qonnx", "qcdq"])
+def test_gpt2_tiny_agrees_with_float_model(zoo_file, phase, fmt):
+    path = zoo_file("gpt2", "tiny", fmt, phase=phase, seq_len=16)
+    g, rep, _ = _compare(path)
+    lbl = rep["layer_by_layer"]
+    assert lbl["differences_unexplained"] == 0, lbl
+    assert lbl["max_abs_lsb"] <= 1
+    assert rep["exact_fraction"] >= 0.99 and rep["max_abs_lsb"] <= 1
+    ops = {t.op for t in g.tasks}
+    assert {"gather", "matmul", "softmax", "layernorm", "lut", "linear", "add"} <= ops, ops
+    for row in rep["tensors"]:
+        if row["op"] in ("softmax", "layernorm", "lut"):
+            assert row["layer_by_layer"]["exact_fraction"] >= 0.95 and row["layer_by_layer"]["max_abs_lsb"] <= 2, row
+    if phase == "decode":
+        assert len(g.outputs) == 1 + 2 * 2                          # logits + K and V per layer
+        assert g.tensors[g.outputs[1]].shape == (1, 4, 16, 16)      # past 15 + 1 new token
+    else:
+        assert g.tensors[g.outputs[0]].shape == (1, 16, 512)
+
+
+def test_gpt2_tiny_macs_match_the_formula_and_golden_is_fast(zoo_file):
+    import json
+    import time
+    from hlsgen.zoo.gpt2 import stats
+
+    path = zoo_file("gpt2", "tiny", "qonnx", phase="prefill", seq_len=64)
+    r = run_cli("inspect", path, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["totals"]["macs"] == stats("tiny", "prefill", 64)["macs"]
+    g = pipeline.load(str(path), {})
+    ints = pipeline.quantize_inputs(g, pipeline.float_inputs(g, [], 0))
+    t0 = time.perf_counter()
+    pipeline.run_golden(g, ints)
+    assert time.perf_counter() - t0 < 2.0
+
+
+def test_gpt2_tiny_schedules(zoo_file):
+    g = pipeline.load(str(zoo_file("gpt2", "tiny", "qonnx", phase="prefill", seq_len=16)), {})
+    for dev in ("u280", "kv260"):
+        res = {m: schedule(g, load_device(dev), ScheduleOptions(mode=m)) for m in ("auto", "dataflow", "sequential")}
+        assert res["auto"].total_cycles <= min(res["dataflow"].total_cycles, res["sequential"].total_cycles)
+
+
+def test_gpt2_bad_options(tmp_path):
+    out = tmp_path / "g.onnx"
+    for args, needle in ((["--seq-len", "100"], "context"), (["--phase", "decode", "--seq-len", "1"], "seq-len")):
+        r = run_cli("zoo", "gpt2", "--config", "tiny", *args, "-o", out)
+        assert r.returncode == 2 and needle in r.stderr, r.stderr
+        assert not out.exists()
+    r = run_cli("zoo", "codenet", "--config", "tiny", "--phase", "decode", "-o", out)
+    assert r.returncode == 2 and "does not apply" in r.stderr
+    assert not out.exists()
+
+
+def _softmax_task(x_bits=8, s_in=0.05, s_out=1 / 255.0, mask=None, shape=(3, 7)):
+    from hlsgen.frontend.lower import DIVIDE_FRAC_BITS, SOFTMAX_FRAC_BITS
+    span = (1 << x_bits) - 1
+    table = np.rint(np.exp(-np.arange(span + 1) * s_in) * 2.0 ** SOFTMAX_FRAC_BITS).astype(np.int64)
+    attrs = {"exp_table": table, "frac": SOFTMAX_FRAC_BITS, "g": DIVIDE_FRAC_BITS,
+             "recip": int(round(2.0 ** DIVIDE_FRAC_BITS / s_out)), "mask": mask, "zero_point": 0, "lo": 0, "hi": 255,
+             "out": IntType(8, False)}
+    return Task("sm", "softmax", ["x"], ["y"], attrs)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_integer_softmax_within_one_lsb_of_float(seed):
+    from hlsgen.ops.transformer import Softmax
+
+    rng = np.random.default_rng(seed)
+    q = rng.integers(-128, 128, size=(3, 7))
+    mask = rng.random((3, 7)) < 0.3
+    mask[:, 0] = False
+    task = _softmax_task(mask=mask)
+    (y,) = Softmax.golden(task, None, [q])
+    x = np.where(mask, -np.inf, q * 0.05)
+    p = np.exp(x - x.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    ref = np.clip(np.rint(p * 255.0), 0, 255)
+    assert np.abs(y - ref).max() <= 1
+    assert np.mean(y == ref) >= 0.95
+    assert np.all(y[mask] == 0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_integer_layernorm_within_one_lsb_of_float(seed):
+    from hlsgen.ops.transformer import LayerNorm
+
+    rng = np.random.default_rng(seed)
+    d, s_in, s_out, eps = 32, 0.07, 0.03, 1e-5
+    q = rng.integers(-128, 128, size=(4, d))
+    gamma, beta = rng.uniform(0.5, 1.5, d), rng.uniform(-0.5, 0.5, d)
+    k, g = 8, 16
+    attrs = {"k": k, "g": g, "eps_fixed": int(round(eps * d * d / s_in ** 2 * 4.0 ** k)),
+             "mult": np.rint(gamma / s_out * 2.0 ** (k + g)).astype(np.int64),
+             "bias_fixed": np.rint(beta / s_out * 2.0 ** g).astype(np.int64), "zero_point": 0, "lo": -128, "hi": 127,
+             "out": IntType(8, True)}
+    (y,) = LayerNorm.golden(Task("ln", "layernorm", ["x"], ["y"], attrs), None, [q])
+    x = q * s_in
+    ref = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * gamma + beta
+    ref = np.clip(np.rint(ref / s_out), -128, 127)
+    assert np.abs(y - ref).max() <= 1
+    assert np.mean(y == ref) >= 0.95
