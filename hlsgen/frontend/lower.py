@@ -31,7 +31,8 @@ SUPPORTED_OPS = sorted(
     Gather Cast Where Softmax LayerNormalization Erf Tanh Sigmoid Exp""".split()
 )
 
-ELEMENTWISE_FUNCS = ("Erf", "Tanh", "Sigmoid", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Pow", "Softplus")
+ELEMENTWISE_FUNCS = ("Erf", "Tanh", "Sigmoid", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Pow", "Softplus",
+                     "Gelu", "HardSigmoid", "HardSwish", "Elu", "Selu", "LeakyRelu", "Mish")
 INTEGER_INPUT_TYPES = (onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.INT16, onnx.TensorProto.UINT16,
                        onnx.TensorProto.INT8, onnx.TensorProto.UINT8)
 SOFTMAX_FRAC_BITS = 20     # exp table: round(exp(-j * s) * 2^20)
@@ -714,7 +715,7 @@ class Lowering:
             return self._extend_func(node)
         idx, c = self._binary_const(node)
         if idx is None:
-            raise HlsgenError(f"{_label(node)}: Mul of two activations is not supported; only multiplication by a constant")
+            return self._mul_activations(node)
         if self._expanding(node, idx, c):
             return self._expand(node, idx, c, "mul")
         p = self._as_pending(node, idx)
@@ -1049,6 +1050,7 @@ class Lowering:
         self._extend_func(node)
 
     _op_Tanh = _op_Sigmoid = _op_Exp = _op_Log = _op_Sqrt = _op_Reciprocal = _op_Neg = _op_Abs = _op_Softplus = _op_Erf
+    _op_Gelu = _op_HardSigmoid = _op_HardSwish = _op_Elu = _op_Selu = _op_LeakyRelu = _op_Mish = _op_Erf
 
     def _op_Pow(self, node) -> None:
         self._extend_func(node)
@@ -1060,9 +1062,9 @@ class Lowering:
         import onnxruntime as ort
 
         t = self.g.tensors[f.src.ir_name]
-        if t.dtype.bits > 12:
+        if t.dtype.bits > 16:
             raise HlsgenError(f"{_label(node)}: a {t.dtype.bits}-bit input makes a {1 << t.dtype.bits}-entry table; "
-                              f"quantize the function's input to at most 12 bits")
+                              f"quantize the function's input to at most 16 bits")
         target = node.input[0]
         if node.op_type == "DequantizeLinear":
             # QCDQ: the quantizer's float input sits behind QuantizeLinear [-> Clip]
@@ -1210,6 +1212,19 @@ class Lowering:
         self.g.input_quantizers[name] = {"onnx_input": v.name, "lo": 0, "hi": rows - 1, "node": node.name or "Gather",
                                          "index": True}
         return name
+
+    def _mul_activations(self, node) -> None:
+        """Elementwise product of two quantized activations (gating: SiLU(gate) * up)."""
+        a, b = self._qval(node, 0), self._qval(node, 1)
+        ta, tb = self.g.tensors[a.ir_name], self.g.tensors[b.ir_name]
+        (shape,) = OPS["mul"].output_shapes({}, [ta.shape, tb.shape])
+        za, zb = int(ta.quant.zero_point), int(tb.quant.zero_point)
+        prods = [x * y for x in (ta.dtype.min - za, ta.dtype.max - za) for y in (tb.dtype.min - zb, tb.dtype.max - zb)]
+        axis, channels = self._channel_axis(shape)
+        self.vals[node.output[0]] = Pending("mul", [a.ir_name, b.ir_name], {},
+                                            [np.asarray(float(ta.quant.scale) * float(tb.quant.scale))],
+                                            [(min(prods), max(prods))], np.zeros(()), np.array(-np.inf), np.array(np.inf),
+                                            shape, axis, channels, [node.name or node.op_type])
 
     def _matmul_activations(self, node) -> None:
         a, b = self._qval(node, 0), self._qval(node, 1)

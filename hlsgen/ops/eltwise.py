@@ -4,6 +4,7 @@ add:     q = requant(sum_i (x_i - z_i) * M_i)        Add of differently scaled i
 requant: q = requant((x - z) * M + B)                Mul/Add by constants, standalone BN,
                                                      change of quantizer, Trunc
 clip:    q = clip(x, lo, hi)                         Relu/Clip whose bounds lie on the grid
+mul:     q = requant((a - za) * (b - zb) * M)        product of two activations (gating)
 """
 from __future__ import annotations
 
@@ -73,3 +74,28 @@ class Clip(OpKind):
     @staticmethod
     def loops(task, graph):
         return elementwise_loops(task, graph)
+
+
+@register
+class Mul(OpKind):
+    name = "mul"
+
+    @staticmethod
+    def output_shapes(attrs, input_shapes):
+        return [_broadcast_shape(input_shapes)]
+
+    @staticmethod
+    def golden(task, graph, inputs):
+        out_shape = graph.tensors[task.outputs[0]].shape
+        a, b = (np.broadcast_to(x.astype(np.int64) - zero_point(graph, n), out_shape) for x, n in zip(inputs, task.inputs))
+        return [apply_requant([a * b], task.attrs["requant"])]
+
+    @staticmethod
+    def macs(task, graph):
+        return graph.tensors[task.outputs[0]].size
+
+    @staticmethod
+    def loops(task, graph):
+        n = elementwise_loops(task, graph, requant_terms=1)
+        import dataclasses
+        return dataclasses.replace(n, multiply=True, weight_bits=graph.tensors[task.inputs[1]].dtype.bits)

@@ -113,6 +113,69 @@ def _intar_cnn4l(config: str, act_bits: int, weight_bits: int):
     return IntarCNN4L(), (1, 1, 224, 224)
 
 
+def _intar_attn(config: str, act_bits: int, weight_bits: int):
+    """InTAR's self-attention kernel: 256 tokens of width 1024; Q, K, V projections, scaled
+    QK^T, softmax, times V (one head)."""
+    import torch.nn as nn
+
+    inp, relu, linear, _ = _quantizers(act_bits, weight_bits)
+    import brevitas.nn as qnn
+    from brevitas.quant import Int8ActPerTensorFloat, Uint8ActPerTensorFloat
+
+    def aq(unsigned=False):
+        return qnn.QuantIdentity(act_quant=Uint8ActPerTensorFloat if unsigned else Int8ActPerTensorFloat,
+                                 bit_width=act_bits, return_quant_tensor=False)
+    n, d = 256, 1024
+
+    class IntarAttention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp = aq()
+            self.wq, self.wk, self.wv = linear(d, d), linear(d, d), linear(d, d)
+            self.q_q, self.k_q, self.v_q = aq(), aq(), aq()
+            self.s_q, self.p_q, self.o_q = aq(), aq(unsigned=True), aq()
+
+        def forward(self, x):
+            import torch
+            x = self.inp(x)
+            q, k, v = self.q_q(self.wq(x)), self.k_q(self.wk(x)), self.v_q(self.wv(x))
+            s = self.s_q(torch.matmul(q, k.transpose(-1, -2)) * (1.0 / d ** 0.5))
+            return self.o_q(torch.matmul(self.p_q(torch.softmax(s, dim=-1)), v))
+    return IntarAttention(), (1, n, d)
+
+
+def _intar_gating(config: str, act_bits: int, weight_bits: int):
+    """InTAR's gating network (LLaMA-style FFN): 32 tokens, 4096 -> 11008 gate and up
+    projections, SiLU(gate) * up, 11008 -> 4096 down projection."""
+    import torch.nn as nn
+    import brevitas.nn as qnn
+    from brevitas.quant import Int8ActPerTensorFloat
+
+    _, _, linear, _ = _quantizers(act_bits, weight_bits)
+
+    def aq():
+        return qnn.QuantIdentity(act_quant=Int8ActPerTensorFloat, bit_width=act_bits, return_quant_tensor=False)
+    n, d, f = 32, 4096, 11008
+
+    class IntarGating(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp = aq()
+            self.gate, self.up, self.down = linear(d, f), linear(d, f), linear(f, d)
+            self.gate_q, self.up_q, self.silu, self.silu_q, self.h_q, self.out_q = aq(), aq(), nn.SiLU(), aq(), aq(), aq()
+
+        def forward(self, x):
+            x = self.inp(x)
+            h = self.h_q(self.silu_q(self.silu(self.gate_q(self.gate(x)))) * self.up_q(self.up(x)))
+            return self.out_q(self.down(h))
+    return IntarGating(), (1, n, d)
+
+
+MODELS["intar-attn"] = ZooModel("intar-attn", "InTAR self-attention: 256 x 1024, QKV projections, softmax(QK^T)V",
+                                ("default",), _intar_attn)
+MODELS["intar-gating"] = ZooModel("intar-gating", "InTAR gating FFN: 32 x 4096 -> 11008, SiLU(gate) * up -> 4096",
+                                  ("default",), _intar_gating)
+
 MODELS["intar-mlp"] = ZooModel("intar-mlp", "InTAR FFN kernel: 256->1024->2048->256 + ReLU, batch 1", ("default",),
                                _intar_mlp)
 MODELS["intar-cnn4l"] = ZooModel("intar-cnn4l", "InTAR CNN-4L: 1-channel 224x224, 4 x (3x3 conv + ReLU), upsample x2 x2, maxpool x2",
