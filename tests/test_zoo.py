@@ -297,3 +297,29 @@ def test_integer_layernorm_within_one_lsb_of_float(seed):
     ref = np.clip(np.rint(ref / s_out), -128, 127)
     assert np.abs(y - ref).max() <= 1
     assert np.mean(y == ref) >= 0.95
+
+
+# ----------------------------------------------------------------------------- InTAR kernels
+
+@pytest.mark.parametrize("fmt", ["qonnx", "qcdq"])
+def test_intar_attention_agrees_and_schedules(zoo_file, fmt):
+    path = zoo_file("intar-attn", "default", fmt)
+    g, rep, _ = _compare(path)
+    assert rep["layer_by_layer"]["differences_unexplained"] == 0 and rep["layer_by_layer"]["max_abs_lsb"] <= 1
+    assert {"matmul", "softmax", "linear"} <= {t.op for t in g.tasks}
+    if fmt == "qonnx":
+        dev = load_device("u280")
+        res = {m: schedule(g, dev, ScheduleOptions(mode=m)) for m in ("auto", "dataflow", "sequential")}
+        assert res["auto"].total_cycles <= min(res["dataflow"].total_cycles, res["sequential"].total_cycles)
+
+
+@pytest.mark.slow
+def test_intar_gating_agrees_and_schedules(zoo_file):
+    """SiLU(gate) * up: a tabulated SiLU and the product of two activations."""
+    path = zoo_file("intar-gating", "default", "qonnx")
+    g, rep, _ = _compare(path)
+    assert rep["layer_by_layer"]["differences_unexplained"] == 0 and rep["layer_by_layer"]["max_abs_lsb"] <= 1
+    assert {"lut", "mul", "linear"} <= {t.op for t in g.tasks}
+    dev = load_device("u280")
+    res = {m: schedule(g, dev, ScheduleOptions(mode=m)) for m in ("auto", "dataflow", "sequential")}
+    assert res["auto"].total_cycles <= min(res["dataflow"].total_cycles, res["sequential"].total_cycles)
