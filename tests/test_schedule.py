@@ -397,3 +397,17 @@ def test_fixed_folding_must_divide(exported):
         schedule(g, load_device("u280"), ScheduleOptions(folding=((g.tasks[0].name, (1, 7, 1)),)))
     with pytest.raises(HlsgenError, match="unknown task"):
         schedule(g, load_device("u280"), ScheduleOptions(folding=(("nosuch", (1, 1, 1)),)))
+
+
+def test_throughput_objective_overlaps_batches_in_one_dataflow_pipeline(exported):
+    """With --objective throughput a single dataflow stage is costed at its steady state (one
+    batch every B x bottleneck cycles); it can only get cheaper than the latency figure."""
+    g = pipeline.load(str(exported("demo_cnn")), {})
+    dev = load_device("u280")
+    lat = schedule(g, dev, ScheduleOptions(mode="dataflow", batch=4))
+    thr = schedule(g, dev, ScheduleOptions(mode="dataflow", batch=4, objective="throughput"))
+    assert thr.total_cycles < lat.total_cycles
+    one = schedule(g, dev, ScheduleOptions(mode="dataflow", batch=1))
+    assert lat.total_cycles > one.total_cycles                      # four inputs take longer than one
+    auto = schedule(g, dev, ScheduleOptions(mode="auto", batch=4, objective="throughput"))
+    assert auto.total_cycles <= thr.total_cycles
