@@ -323,3 +323,18 @@ def test_intar_gating_agrees_and_schedules(zoo_file):
     dev = load_device("u280")
     res = {m: schedule(g, dev, ScheduleOptions(mode=m)) for m in ("auto", "dataflow", "sequential")}
     assert res["auto"].total_cycles <= min(res["dataflow"].total_cycles, res["sequential"].total_cycles)
+
+
+@pytest.mark.parametrize("fmt", ["qonnx", "qcdq"])
+def test_gpt2_decomposed_layernorm_at_opset_13(export_dir, fmt):
+    """At opset 13 the exporter writes LayerNorm as ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/
+    Mul/Add; the frontend recognizes it as the same integer LayerNorm."""
+    from hlsgen.zoo.models import export
+
+    path = export("gpt2", "tiny", export_dir / f"gpt2_op13_{fmt}.onnx", fmt, opset=13, phase="prefill", seq_len=16)
+    m = onnx.load(str(path))
+    assert not any(n.op_type == "LayerNormalization" for n in m.graph.node)
+    assert sum(n.op_type == "ReduceMean" for n in m.graph.node) == 10
+    g, rep, _ = _compare(path)
+    assert sum(t.op == "layernorm" for t in g.tasks) == 5
+    assert rep["layer_by_layer"]["differences_unexplained"] == 0 and rep["layer_by_layer"]["max_abs_lsb"] <= 1

@@ -19,7 +19,7 @@ from ..errors import HlsgenError
 from ..ir import Graph, IntType, Quant, Task, Tensor
 from ..numerics import accumulator_range, make_requant
 from ..ops import OPS
-from .values import Const, Expanded, FloatIn, Func, IntIn, Masked, Pending, QConst, QLinear, QVal, Quantizer, Reduction
+from .values import Const, Expanded, FloatIn, Func, IntIn, LNStage, Masked, Pending, QConst, QLinear, QVal, Quantizer, Reduction
 
 MAX_BITS = 16
 QUANT_DOMAINS = ("qonnx.custom_op.general", "finn.custom_op.general", "onnx.brevitas", "brevitas")
@@ -684,6 +684,8 @@ class Lowering:
         self.vals[node.output[0]] = Expanded(v.src, a, b, shape)
 
     def _op_Add(self, node) -> None:
+        if self._layernorm_step(node):
+            return
         if self._func_source(node) is not None:
             return self._extend_func(node)
         idx, c = self._binary_const(node)
@@ -699,6 +701,8 @@ class Lowering:
         self.vals[node.output[0]] = p.affine(1.0, self._per_channel(node, c, p.shape, p.axis))
 
     def _op_Sub(self, node) -> None:
+        if self._layernorm_step(node):
+            return
         if self._func_source(node) is not None:
             return self._extend_func(node)
         idx, c = self._binary_const(node)
@@ -711,6 +715,8 @@ class Lowering:
         self.vals[node.output[0]] = p.affine(1.0, -c) if idx == 0 else p.affine(-1.0, c)
 
     def _op_Mul(self, node) -> None:
+        if self._layernorm_step(node):
+            return
         if self._func_source(node) is not None:
             return self._extend_func(node)
         idx, c = self._binary_const(node)
@@ -722,6 +728,8 @@ class Lowering:
         self.vals[node.output[0]] = p.affine(self._per_channel(node, c, p.shape, p.axis), 0.0)
 
     def _op_Div(self, node) -> None:
+        if self._layernorm_step(node):
+            return
         if self._func_source(node) is not None:
             return self._extend_func(node)
         idx, c = self._binary_const(node)
@@ -837,12 +845,21 @@ class Lowering:
         self._avg_pending(node, x, {"global": True, "keepdims": True}, x.shape[2] * x.shape[3])
 
     def _op_ReduceMean(self, node) -> None:
-        x = self._qval(node, 0)
+        v = self.vals[node.input[0]]
         a = _attrs(node)
         axes = a.get("axes")
         if axes is None and len(node.input) > 1 and node.input[1]:
             axes = self._const(node, 1, "axes")
-        axes = sorted(int(i) % len(x.shape) for i in np.asarray(axes).reshape(-1)) if axes is not None else None
+        shape = v.src.shape if isinstance(v, LNStage) else getattr(v, "shape", ())
+        axes = sorted(int(i) % len(shape) for i in np.asarray(axes).reshape(-1)) if axes is not None else None
+        last = axes == [len(shape) - 1] and bool(a.get("keepdims", 1))
+        if isinstance(v, LNStage) and v.kind == "square" and last:
+            self.vals[node.output[0]] = LNStage("var", v.src)
+            return
+        if isinstance(v, QVal) and last and len(shape) != 4:
+            self.vals[node.output[0]] = LNStage("mean", v)      # the start of a decomposed LayerNorm
+            return
+        x = self._qval(node, 0)
         if len(x.shape) != 4 or axes != [2, 3]:
             raise HlsgenError(f"{_label(node)}: ReduceMean is supported over the spatial axes (2, 3) of NCHW tensors only, got axes {axes}")
         keep = bool(a.get("keepdims", 1))
@@ -1003,6 +1020,49 @@ class Lowering:
     _op_Upsample = _op_Resize
 
     # ---------------------------------------------------------------- outputs and patterns
+    def _layernorm_step(self, node) -> bool:
+        """Decomposed LayerNorm (opset < 17 exports): ReduceMean -> Sub -> Pow 2 -> ReduceMean ->
+        Add eps -> Sqrt -> Div -> Mul gamma -> Add beta. Returns True if `node` is a step."""
+        op = node.op_type
+        vals = [self.vals.get(i) for i in node.input if i]
+        ln = [v for v in vals if isinstance(v, (LNStage, Reduction))]
+        if not ln:
+            return False
+        consts = [v for v in vals if isinstance(v, (Const, QConst))]
+        first = ln[0]
+
+        def const_value():
+            c = consts[0]
+            return np.asarray(c.value if isinstance(c, Const) else c.real(), dtype=np.float64)
+        if op == "Sub" and len(vals) == 2 and isinstance(vals[0], QVal) and isinstance(vals[1], LNStage) \
+                and vals[1].kind == "mean" and vals[1].src.ir_name == vals[0].ir_name:
+            self.vals[node.output[0]] = LNStage("centered", vals[0])
+        elif op == "Pow" and isinstance(first, LNStage) and first.kind == "centered" and consts and np.all(const_value() == 2):
+            self.vals[node.output[0]] = LNStage("square", first.src)
+        elif op == "Add" and isinstance(first, LNStage) and first.kind == "var" and consts and const_value().size == 1:
+            self.vals[node.output[0]] = LNStage("var_eps", first.src, float(const_value().reshape(())))
+        elif op == "Sqrt" and isinstance(first, LNStage) and first.kind == "var_eps":
+            self.vals[node.output[0]] = LNStage("std", first.src, first.eps)
+        elif op == "Div" and len(vals) == 2 and isinstance(vals[0], LNStage) and vals[0].kind == "centered" \
+                and isinstance(vals[1], LNStage) and vals[1].kind == "std" and vals[0].src.ir_name == vals[1].src.ir_name:
+            d = vals[0].src.shape[-1]
+            self.vals[node.output[0]] = Reduction("layernorm", vals[0].src, tuple(vals[0].src.shape), gamma=np.ones(d),
+                                                  beta=np.zeros(d), eps=vals[1].eps)
+        elif op in ("Mul", "Add") and isinstance(first, Reduction) and first.kind == "layernorm" and len(consts) == 1:
+            d = first.shape[-1]
+            c = const_value()
+            if c.size not in (1, d) or (c.size == d and c.shape[-1] != d):
+                raise HlsgenError(f"{_label(node)}: LayerNorm {'scale' if op == 'Mul' else 'bias'} must be per feature (last axis)")
+            c = np.broadcast_to(c.reshape(-1), (d,))
+            r = Reduction("layernorm", first.src, first.shape, gamma=first.gamma * (c if op == "Mul" else 1.0),
+                          beta=first.beta * (c if op == "Mul" else 1.0) + (c if op == "Add" else 0.0), eps=first.eps)
+            self.vals[node.output[0]] = r
+        else:
+            raise HlsgenError(f"{_label(node)}: uses a partial LayerNorm ({first.kind if isinstance(first, LNStage) else 'layernorm'}) "
+                              f"in a way hlsgen does not recognize; export LayerNorm as LayerNormalization (opset >= 17) "
+                              f"or as ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div")
+        return True
+
     # ---------------------------------------------------------------- transformer ops
     def _source_of(self, v):
         """The one quantized tensor an elementwise value derives from, or None."""
@@ -1047,12 +1107,16 @@ class Lowering:
         self.vals[node.output[0]] = Func(src, t.origin, tuple(t.shape))
 
     def _op_Erf(self, node) -> None:
+        if self._layernorm_step(node):
+            return
         self._extend_func(node)
 
     _op_Tanh = _op_Sigmoid = _op_Exp = _op_Log = _op_Sqrt = _op_Reciprocal = _op_Neg = _op_Abs = _op_Softplus = _op_Erf
     _op_Gelu = _op_HardSigmoid = _op_HardSwish = _op_Elu = _op_Selu = _op_LeakyRelu = _op_Mish = _op_Erf
 
     def _op_Pow(self, node) -> None:
+        if self._layernorm_step(node):
+            return
         self._extend_func(node)
 
     def _materialize_func(self, node, f: Func, qz: Quantizer, out_name: str) -> None:

@@ -165,3 +165,14 @@ class Func:
     src: QVal
     src_onnx: str             # the ONNX tensor holding the source's float value
     shape: Tuple[int, ...]
+
+
+@dataclass
+class LNStage:
+    """A step of a decomposed LayerNorm over the last axis of `src`:
+    mean -> centered (x - mean) -> square -> var -> var_eps -> std; then centered / std
+    becomes a Reduction("layernorm")."""
+
+    kind: str
+    src: QVal
+    eps: float = 0.0

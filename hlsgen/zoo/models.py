@@ -305,7 +305,7 @@ def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int, **
 
 
 def export(name: str, config: str, path, fmt: str = "qonnx", seed: int = 0, act_bits: int = None,
-           weight_bits: int = None, **options) -> Path:
+           weight_bits: int = None, opset: int = None, **options) -> Path:
     """Build, calibrate and export one zoo model with the TorchScript exporter (byte-stable)."""
     import torch
     from brevitas.export import export_onnx_qcdq, export_qonnx
@@ -321,7 +321,9 @@ def export(name: str, config: str, path, fmt: str = "qonnx", seed: int = 0, act_
     x = torch.randn(*shape) if isinstance(shape[0], int) else tuple(shape)
     fn = {"qonnx": export_qonnx, "qcdq": export_onnx_qcdq}[fmt]
     kwargs = {"dynamo": False}
-    if m is not None and m.opset:
+    if opset:
+        kwargs["opset_version"] = opset          # e.g. 13: LayerNorm exports decomposed
+    elif m is not None and m.opset:
         kwargs["opset_version"] = m.opset
     elif fmt == "qcdq":
         kwargs["opset_version"] = 13
