@@ -65,7 +65,7 @@ def main(argv=None):
            "baselines": [], "modes": []}
     models = {}
     for kernel, bits in (("intar-mlp", 16), ("intar-mlp", 8), ("intar-cnn4l", 16), ("intar-cnn4l", 8),
-                         ("intar-attn", 8), ("intar-gating", 8)):
+                         ("intar-attn", 8), ("intar-gating", 8), ("intar-vae", 8)):
         p = out / f"{kernel}-w{bits}a{bits}.onnx"
         export(kernel, "default", p, "qonnx", 0, bits, bits)
         models[(kernel, bits)] = pipeline.load(str(p), {})

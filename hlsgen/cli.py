@@ -243,6 +243,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("hlsgen: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader of our output went away (e.g. `| head`): not an error of ours
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

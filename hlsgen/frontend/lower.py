@@ -26,7 +26,7 @@ QUANT_DOMAINS = ("qonnx.custom_op.general", "finn.custom_op.general", "onnx.brev
 
 SUPPORTED_OPS = sorted(
     """Quant IntQuant BipolarQuant Trunc QuantizeLinear DequantizeLinear Conv Gemm MatMul Add Sub Mul
-    Div BatchNormalization Relu Clip DeformConv MaxPool AveragePool GlobalAveragePool ReduceMean Resize Upsample
+    Div BatchNormalization Relu Clip DeformConv ConvTranspose MaxPool AveragePool GlobalAveragePool ReduceMean Resize Upsample
     Concat Split Slice Reshape Flatten Transpose Squeeze Unsqueeze Identity Dropout Constant Shape
     Gather Cast Where Softmax LayerNormalization Erf Tanh Sigmoid Exp""".split()
 )
@@ -539,6 +539,33 @@ class Lowering:
         bias = self._const(node, 2, "bias") if len(node.input) > 2 and node.input[2] else None
         (out_shape,) = OPS["conv"].output_shapes(attrs, [x.shape, qc.shape])
         self._linear_pending(node, x, node.input[1], qc, "conv", attrs, cg * kh * kw, out_shape, 1, bias)
+
+    def _op_ConvTranspose(self, node) -> None:
+        a = _attrs(node)
+        x = self._qval(node, 0)
+        qc = self._weight(node, 1)
+        if len(x.shape) != 4:
+            raise HlsgenError(f"{_label(node)}: only 2-D transposed convolutions (NCHW input) are supported")
+        if a.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET") or "output_shape" in a:
+            raise HlsgenError(f"{_label(node)}: auto_pad / output_shape are not supported; export with explicit pads")
+        ci, og, kh, kw = qc.shape
+        groups = int(a.get("group", 1))
+        if qc.quant.axis not in (None, 1) or (qc.quant.axis == 1 and groups != 1):
+            raise HlsgenError(f"{_label(node)}: ConvTranspose weights must be quantized per output channel (axis 1) "
+                              f"or per tensor")
+        attrs = {"strides": tuple(a.get("strides", (1, 1))), "pads": tuple(a.get("pads", (0, 0, 0, 0))),
+                 "dilations": tuple(a.get("dilations", (1, 1))), "groups": groups,
+                 "output_padding": tuple(a.get("output_padding", (0, 0)))}
+        if x.shape[1] != ci:
+            raise HlsgenError(f"{_label(node)}: input has {x.shape[1]} channels, weights expect {ci}")
+        bias = self._const(node, 2, "bias") if len(node.input) > 2 and node.input[2] else None
+        (out_shape,) = OPS["conv_transpose"].output_shapes(attrs, [x.shape, qc.shape])
+        # per-output-channel weight scales sit on axis 1 of the weight: present them as axis 0
+        wq = QConst(qc.data, Quant(qc.quant.scale, qc.quant.zero_point, 0 if qc.quant.axis == 1 else None), qc.dtype)
+        self._linear_pending(node, x, node.input[1], wq, "conv_transpose", attrs, (ci // groups) * kh * kw, out_shape, 1, bias)
+        # the IR weight keeps its ONNX layout (C_in, C_out/g, KH, KW) and its real axis
+        wt = self.g.tensors[self.vals[node.output[0]].inputs[1]]
+        wt.quant = qc.quant
 
     def _op_DeformConv(self, node) -> None:
         """ONNX DeformConv whose offsets are an integer affine function of one integer tensor

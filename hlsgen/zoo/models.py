@@ -171,6 +171,45 @@ def _intar_gating(config: str, act_bits: int, weight_bits: int):
     return IntarGating(), (1, n, d)
 
 
+def _intar_vae(config: str, act_bits: int, weight_bits: int):
+    """InTAR's VAE kernel as the anchors describe it: a 28x28x2 input, an 8x8 then a 4x4/2
+    convolution to a 4 x 9 x 9 = 324 latent (the mean; no sampling), and a transposed-conv
+    decoder back to 28x28x2. Channel counts (16) are hlsgen's choice."""
+    import torch.nn as nn
+    import brevitas.nn as qnn
+    from brevitas.quant import Int8ActPerTensorFloat, Int8WeightPerTensorFloat
+
+    inp, relu, _, _ = _quantizers(act_bits, weight_bits)
+
+    def conv(cin, cout, k, s=1):
+        return qnn.QuantConv2d(cin, cout, k, stride=s, bias=True, weight_quant=Int8WeightPerTensorFloat,
+                               weight_bit_width=weight_bits)
+
+    def convt(cin, cout, k, s=1, op=0):
+        return qnn.QuantConvTranspose2d(cin, cout, k, stride=s, output_padding=op, bias=True,
+                                        weight_quant=Int8WeightPerTensorFloat, weight_bit_width=weight_bits)
+
+    def aq():
+        return qnn.QuantIdentity(act_quant=Int8ActPerTensorFloat, bit_width=act_bits, return_quant_tensor=True)
+
+    class IntarVAE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inp = inp()
+            self.enc1, self.act1 = conv(2, 16, 8), relu()           # 28 -> 21
+            self.enc2, self.latent = conv(16, 4, 4, 2), aq()        # 21 -> 9: 4 x 9 x 9 = 324
+            self.dec1, self.act3 = convt(4, 16, 4, 2, 1), relu()    # 9 -> 21
+            self.dec2, self.out = convt(16, 2, 8), aq()             # 21 -> 28
+
+        def forward(self, x):
+            z = self.latent(self.enc2(self.act1(self.enc1(self.inp(x)))))
+            return _plain(self.out(self.dec2(self.act3(self.dec1(z)))))
+    return IntarVAE(), (1, 2, 28, 28)
+
+
+MODELS["intar-vae"] = ZooModel("intar-vae", "InTAR VAE: 28x28x2 -> conv 8x8, conv 4x4/2 -> 324 latent -> two transposed convs",
+                               ("default",), _intar_vae)
+
 MODELS["intar-attn"] = ZooModel("intar-attn", "InTAR self-attention: 256 x 1024, QKV projections, softmax(QK^T)V",
                                 ("default",), _intar_attn)
 MODELS["intar-gating"] = ZooModel("intar-gating", "InTAR gating FFN: 32 x 4096 -> 11008, SiLU(gate) * up -> 4096",
