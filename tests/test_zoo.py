@@ -382,3 +382,34 @@ def test_intar_vae_agrees_and_schedules(zoo_file, fmt):
     dev = load_device("kv260")
     res = {m: schedule(g, dev, ScheduleOptions(mode=m)) for m in ("auto", "dataflow", "sequential")}
     assert res["auto"].total_cycles <= min(res["dataflow"].total_cycles, res["sequential"].total_cycles)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(),
+    dict(stride=(2, 1), pads=(0, 1, 2, 0), dilations=(1, 2), group=1, offset_group=1),
+    dict(c=2, oc=4, k=(2, 3), group=2, offset_group=1, h=6, w=9),
+])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_general_deformconv_model_agrees_with_onnxruntime(tmp_path, kw, seed):
+    """Fractional (bilinear) offsets in 4-bit fixed point, mask, bias, groups and offset groups:
+    the integer golden equals onnxruntime's DeformConv after the output quantizer."""
+    from hlsgen.zoo.deformconv import build
+
+    path = tmp_path / "dc.onnx"
+    onnx.save(build(seed, **kw), path)
+    g, rep, values = _compare(path)
+    assert [t.op for t in g.tasks] == ["deform_conv_bilinear"]
+    assert rep["exact_fraction"] >= 0.999 and rep["max_abs_lsb"] <= 1
+    assert rep["layer_by_layer"]["differences_unexplained"] == 0
+    off = values[g.tasks[0].inputs[2]]
+    assert np.any(off % 16 != 0)            # offsets really are fractional
+
+
+def test_zoo_deformconv_cli(tmp_path):
+    out = tmp_path / "dc.onnx"
+    r = run_cli("zoo", "deformconv", "-o", out)
+    assert r.returncode == 0, r.stderr
+    r = run_cli("run", out, "--compare", "--json")
+    assert r.returncode == 0, r.stderr
+    import json
+    assert json.loads(r.stdout)["max_abs_lsb"] <= 1

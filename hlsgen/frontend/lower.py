@@ -567,6 +567,49 @@ class Lowering:
         wt = self.g.tensors[self.vals[node.output[0]].inputs[1]]
         wt.quant = qc.quant
 
+    def _deform_bilinear(self, node, a, x: QVal, qc: QConst) -> None:
+        """General DeformConv: offsets (and an optional mask) are quantized activations. The
+        offsets must be fixed point, i.e. quantized with a power-of-two scale 2^-f."""
+        off = self._qval(node, 2)
+        ot = self.g.tensors[off.ir_name]
+        f = -np.log2(float(ot.quant.scale))
+        if abs(f - round(f)) > 1e-9 or not (0 <= round(f) <= 12):
+            raise HlsgenError(f"{_label(node)}: offsets are quantized with scale {float(ot.quant.scale):g}; the general "
+                              f"DeformConv needs fixed-point offsets (scale 2^-f, 0 <= f <= 12)")
+        f = int(round(f))
+        o, cg, kh, kw = qc.shape
+        attrs = {"strides": tuple(a.get("strides", (1, 1))), "pads": tuple(a.get("pads", (0, 0, 0, 0))),
+                 "dilations": tuple(a.get("dilations", (1, 1))), "groups": int(a.get("group", 1)),
+                 "offset_group": int(a.get("offset_group", 1)), "frac": f}
+        (out_shape,) = OPS["deform_conv_bilinear"].output_shapes(attrs, [x.shape, qc.shape])
+        want = (out_shape[0], attrs["offset_group"] * kh * kw * 2, out_shape[2], out_shape[3])
+        if tuple(ot.shape) != want:
+            raise HlsgenError(f"{_label(node)}: offsets have shape {ot.shape}, DeformConv needs {want}")
+        inputs = [off.ir_name]
+        mask_scale, mask_range = 1.0, (1, 1)
+        if len(node.input) > 4 and node.input[4]:
+            m = self._qval(node, 4)
+            mt = self.g.tensors[m.ir_name]
+            if tuple(mt.shape) != (want[0], want[1] // 2, want[2], want[3]):
+                raise HlsgenError(f"{_label(node)}: mask has shape {mt.shape}, DeformConv needs {(want[0], want[1] // 2) + want[2:]}")
+            zm = int(mt.quant.zero_point)
+            mask_scale, mask_range = float(mt.quant.scale), (mt.dtype.min - zm, mt.dtype.max - zm)
+            inputs.append(m.ir_name)
+        bias = self._const(node, 3, "bias") if len(node.input) > 3 and node.input[3] else None
+        xt = self.g.tensors[x.ir_name]
+        zx = int(xt.quant.zero_point)
+        # |sample| <= max|x - zx| * 2^(2f) (corner weights sum to 2^(2f)), times the mask
+        xmax = max(abs(xt.dtype.min - zx), abs(xt.dtype.max - zx)) << (2 * f)
+        mmax = max(abs(mask_range[0]), abs(mask_range[1]))
+        lanes = cg * kh * kw
+        wmax = max(abs(qc.dtype.min), abs(qc.dtype.max))
+        bound = lanes * xmax * mmax * wmax
+        self._linear_pending(node, x, node.input[1], qc, "deform_conv_bilinear", attrs, lanes, out_shape, 1, bias)
+        p = self.vals[node.output[0]]
+        p.inputs += inputs
+        p.term_scales = [s * mask_scale * 2.0 ** (-2 * f) for s in p.term_scales]
+        p.term_ranges = [(-bound, bound)]
+
     def _op_DeformConv(self, node) -> None:
         """ONNX DeformConv whose offsets are an integer affine function of one integer tensor
         (CoDeNet: a clamped, rounded 1x1-conv output s, offsets (k-1)*(s-1) per tap)."""
@@ -574,16 +617,18 @@ class Lowering:
         x = self._qval(node, 0)
         qc = self._weight(node, 1)
         off = self.vals[node.input[2]]
-        if len(node.input) > 4 and node.input[4]:
-            raise HlsgenError(f"{_label(node)}: DeformConv with a mask is not supported yet (only the integer-offset CoDeNet form)")
+        if len(node.input) > 4 and node.input[4] and not isinstance(off, QVal):
+            raise HlsgenError(f"{_label(node)}: a mask needs quantized offsets (the general form)")
         if qc.quant.axis not in (None, 0):
             raise HlsgenError(f"{_label(node)}: weights must be quantized per output channel (axis 0) or per tensor")
         o, cg, kh, kw = qc.shape
-        if int(a.get("offset_group", 1)) != 1:
-            raise HlsgenError(f"{_label(node)}: offset_group {a.get('offset_group')} is not supported (only 1)")
+        if isinstance(off, QVal):
+            return self._deform_bilinear(node, a, x, qc)
         if not isinstance(off, Expanded):
-            raise HlsgenError(f"{_label(node)}: offsets must be an integer affine function of one quantized tensor "
-                              f"(CoDeNet's form: offset scalar -> Mul/Sub by constants); general bilinear offsets are not supported yet")
+            raise HlsgenError(f"{_label(node)}: offsets must be a quantized tensor (general form) or an integer affine "
+                              f"function of one (CoDeNet's form)")
+        if int(a.get("offset_group", 1)) != 1:
+            raise HlsgenError(f"{_label(node)}: CoDeNet-form offsets with offset_group {a.get('offset_group')} are not supported (only 1)")
         st = self.g.tensors[off.src.ir_name]
         if len(st.shape) != 4 or st.shape[1] != 1:
             raise HlsgenError(f"{_label(node)}: the offset source must have one channel, it has shape {st.shape}")

@@ -141,3 +141,90 @@ def deform_conv_float(x, w, offset, bias=None, mask=None, strides=(1, 1), pads=(
     if bias is not None:
         out += np.asarray(bias, dtype=np.float64).reshape(1, oc, 1, 1)
     return out
+
+
+@register
+class DeformConvBilinear(OpKind):
+    """deform_conv_bilinear: ONNX DeformConv in its general form, in integers. Inputs:
+    [x, weight, offset, (mask)]. Offsets are fixed point with `frac` fraction bits (scale
+    2^-frac); positions are split into an integer part and a fraction, the four corner weights
+    (2^f - fy)(2^f - fx), ... sum to 2^(2f) exactly, so
+
+        acc = sum_taps w * mask_q * sum_corners cornerweight * (x - zx)
+
+    is exact; the requantization carries s_x * s_w * s_mask * 2^(-2f)."""
+
+    name = "deform_conv_bilinear"
+
+    output_shapes = DeformConv.output_shapes
+
+    @staticmethod
+    def accumulate(task, graph, x, off, mask=None):
+        a = task.attrs
+        f = a["frac"]
+        one = 1 << f
+        w = graph.tensors[task.inputs[1]].data.astype(np.int64)
+        xv = x.astype(np.int64) - zero_point(graph, task.inputs[0])
+        ov = off.astype(np.int64) - zero_point(graph, task.inputs[2])
+        n, c, h, wd = xv.shape
+        o, cg, kh, kw = w.shape
+        groups, og = a["groups"], a["offset_group"]
+        _, _, oh, ow = graph.tensors[task.outputs[0]].shape
+        (ph, pw) = pad_amounts(a["pads"], 2)
+        (sh, sw), (dh, dw) = a["strides"], a["dilations"]
+        ov = ov.reshape(n, og, kh * kw, 2, oh, ow)
+        mv = None
+        if mask is not None:
+            mv = (mask.astype(np.int64) - zero_point(graph, task.inputs[3])).reshape(n, og, kh * kw, oh, ow)
+        cpg = c // og
+        base_y = ((np.arange(oh) * sh - ph[0]) << f).reshape(1, oh, 1)
+        base_x = ((np.arange(ow) * sw - pw[0]) << f).reshape(1, 1, ow)
+        nidx = np.arange(n).reshape(n, 1, 1)
+        cols = np.zeros((n, c, kh * kw, oh, ow), dtype=np.int64)
+        for g in range(og):
+            xs = xv[:, g * cpg:(g + 1) * cpg]
+            for t in range(kh * kw):
+                i, j = divmod(t, kw)
+                py = base_y + ((i * dh) << f) + ov[:, g, t, 0]
+                px = base_x + ((j * dw) << f) + ov[:, g, t, 1]
+                y0, x0 = py >> f, px >> f
+                fy, fx = py & (one - 1), px & (one - 1)
+                val = np.zeros((n, cpg, oh, ow), dtype=np.int64)
+                for cy, cx, wt in ((0, 0, (one - fy) * (one - fx)), (0, 1, (one - fy) * fx), (1, 0, fy * (one - fx)),
+                                   (1, 1, fy * fx)):
+                    yy, xx = y0 + cy, x0 + cx
+                    inside = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < wd)
+                    v = xs[nidx, :, np.clip(yy, 0, h - 1), np.clip(xx, 0, wd - 1)]          # n, oh, ow, cpg
+                    val += np.moveaxis(np.where(inside[..., None], v, 0), -1, 1) * (wt * inside)[:, None]
+                if mv is not None:
+                    val = val * mv[:, g, t][:, None]
+                cols[:, g * cpg:(g + 1) * cpg, t] = val
+        cols = cols.reshape(n, groups, cg, kh * kw, oh, ow)
+        wg = w.reshape(groups, o // groups, cg, kh * kw)
+        return np.einsum("ngctyx,goct->ngoyx", cols, wg).reshape(n, o, oh, ow)
+
+    @staticmethod
+    def golden(task, graph, inputs):
+        mask = inputs[3] if len(inputs) > 3 else None
+        acc = DeformConvBilinear.accumulate(task, graph, inputs[0], inputs[2], mask)
+        return [apply_requant([acc], task.attrs["requant"])]
+
+    macs = DeformConv.macs
+
+    @staticmethod
+    def loops(task, graph):
+        x = graph.tensors[task.inputs[0]]
+        w = graph.tensors[task.inputs[1]]
+        n, o, oh, ow = graph.tensors[task.outputs[0]].shape
+        _, cg, kh, kw = w.shape
+        ab, wb = act_bits(graph, task.inputs[0]), w.dtype.bits
+        f = task.attrs["frac"]
+        ot = graph.tensors[task.inputs[2]]
+        # offsets reach up to max|offset| rows: the stream keeps the whole input (general case)
+        reach = max(abs(ot.dtype.min), abs(ot.dtype.max)) >> f
+        rows = min(x.shape[2], (kh - 1) * task.attrs["dilations"][0] + 2 + 2 * reach)
+        # four corner reads and two fraction multiplies per tap (taps x corners in simd)
+        return LoopNest(vectors=n * oh * ow * 4, pe_bound=o, simd_bound=cg * kh * kw, vec_bound=ow, multiply=True,
+                        act_bits=ab + 2 * f, weight_bits=wb, acc_bits=reduction_acc_bits(ab + 2 * f, wb, cg * kh * kw),
+                        weights=w.size, requant_terms=1, blocks=n * oh, lookahead=rows,
+                        window_bits=rows * x.shape[3] * x.shape[1] * ab)

@@ -207,6 +207,14 @@ def _intar_vae(config: str, act_bits: int, weight_bits: int):
     return IntarVAE(), (1, 2, 28, 28)
 
 
+def _deformconv_stats(config):
+    return {"params": 6 * 2 * 3 * 3, "macs": 6 * 8 * 7 * 2 * 9, "input": [1, 4, 8, 7]}
+
+
+# built with onnx.helper, not Brevitas: export() writes it directly
+MODELS["deformconv"] = ZooModel("deformconv", "ONNX DeformConv, general form: fractional offsets, mask, bias, groups 2, "
+                                "offset groups 2 (QCDQ, onnx.helper)", ("default",), None, stats=_deformconv_stats)
+
 MODELS["intar-vae"] = ZooModel("intar-vae", "InTAR VAE: 28x28x2 -> conv 8x8, conv 4x4/2 -> 324 latent -> two transposed convs",
                                ("default",), _intar_vae)
 
@@ -350,6 +358,15 @@ def export(name: str, config: str, path, fmt: str = "qonnx", seed: int = 0, act_
     from brevitas.export import export_onnx_qcdq, export_qonnx
 
     m = MODELS.get(name)
+    if name == "deformconv":
+        from . import deformconv
+        from ..pipeline import write_atomic
+        if fmt != "qcdq" and fmt is not None and fmt != "qonnx":
+            raise HlsgenError(f"unknown format {fmt}")
+        model = deformconv.build(seed)
+        data = model.SerializeToString()
+        write_atomic(Path(path), lambda f: f.write(data))
+        return Path(path)
     act_bits = act_bits or (m.default_act_bits if m else 8)
     weight_bits = weight_bits or (m.default_weight_bits if m else 8)
     if fmt == "qcdq" and max(act_bits, weight_bits) > 8:
