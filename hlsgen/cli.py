@@ -149,7 +149,7 @@ def cmd_zoo(a) -> int:
         raise HlsgenError(f"hlsgen zoo needs torch and brevitas ({exc.name} is missing); pip install 'hlsgen[zoo]'") from None
     if a.list or not a.name:
         print(f"{'model':14s} {'config':8s} {'bits (A/W)':>10s} {'weights':>12s} {'MACs':>14s}  description")
-        for m in models.MODELS.values():
+        for m in sorted(models.MODELS.values(), key=lambda m: m.name):
             for c in m.configs:
                 st = models.model_stats(m.name, c, m.default_act_bits, m.default_weight_bits)
                 print(f"{m.name:14s} {c:8s} {m.default_act_bits:>5d}/{m.default_weight_bits:<4d} {st['params']:12,d} "

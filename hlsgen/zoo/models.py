@@ -257,7 +257,9 @@ def model_stats(name: str, config: str, act_bits: int, weight_bits: int) -> Dict
     if MODELS[name].stats is not None:
         return MODELS[name].stats(config)
 
-    net, shape = build(name, config, 0, act_bits, weight_bits)
+    torch.manual_seed(0)
+    net, shape = MODELS[name].build(config, act_bits, weight_bits)     # no calibration: shapes only
+    net.eval()
     params = sum(p.numel() for n, p in net.named_parameters() if n.endswith("weight") and p.dim() > 1)
     macs = 0
 
@@ -273,11 +275,31 @@ def model_stats(name: str, config: str, act_bits: int, weight_bits: int) -> Dict
         nonlocal macs
         w = mod.weight_holder.weight
         macs += out.numel() * w.shape[1] * w.shape[2] * w.shape[3]
+    def transposed_hook(mod, inp, out):
+        nonlocal macs
+        x = inp[0].value if hasattr(inp[0], "value") else inp[0]
+        w = mod.weight                                     # (C_in, C_out/groups, KH, KW)
+        macs += x.numel() * w.shape[1] * w.shape[2] * w.shape[3]
+
+    def matmul_count(a, b):
+        # activation x activation products (attention) are not modules: count them here
+        nonlocal macs
+        macs += int(torch.broadcast_shapes(a.shape[:-2], b.shape[:-2]).numel()) * a.shape[-2] * a.shape[-1] * b.shape[-1]
     hooks = [m.register_forward_hook(hook) for m in net.modules()
              if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear)) and not _is_weight_holder(net, m)]
+    hooks += [m.register_forward_hook(transposed_hook) for m in net.modules() if isinstance(m, torch.nn.ConvTranspose2d)]
     hooks += [m.register_forward_hook(deform_hook) for m in net.modules() if hasattr(m, "weight_holder")]
-    with torch.no_grad():
-        out = net(torch.zeros(*shape))
+    real_matmul = torch.matmul
+
+    def counting_matmul(a, b, *args, **kw):
+        matmul_count(a, b)
+        return real_matmul(a, b, *args, **kw)
+    torch.matmul = counting_matmul
+    try:
+        with torch.no_grad():
+            out = net(torch.zeros(*shape)) if isinstance(shape[0], int) else net(*shape)
+    finally:
+        torch.matmul = real_matmul
     for h in hooks:
         h.remove()
     return {"params": int(params), "macs": int(macs), "input": list(shape)}
