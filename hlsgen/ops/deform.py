@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..numerics import apply_requant
-from .base import LoopNest, OpKind, act_bits, pad_amounts, reduction_acc_bits, register, window_out, zero_point
+from .base import LoopNest, OpKind, act_bits, pad_amounts, reduction_acc_bits, register, zero_point
+from .conv import Conv
 
 
 def _offset_range(task, graph):
@@ -33,13 +34,8 @@ def _offset_range(task, graph):
 class DeformConv(OpKind):
     name = "deform_conv"
 
-    @staticmethod
-    def output_shapes(attrs, input_shapes):
-        (n, c, h, w), (o, cg, kh, kw) = input_shapes[0], input_shapes[1]
-        (ph, pw) = pad_amounts(attrs["pads"], 2)
-        oh = window_out(h, kh, attrs["strides"][0], attrs["dilations"][0], ph)
-        ow = window_out(w, kw, attrs["strides"][1], attrs["dilations"][1], pw)
-        return [(n, o, oh, ow)]
+    # the output grid is that of the standard convolution with the same attributes
+    output_shapes = Conv.output_shapes
 
     @staticmethod
     def accumulate(task, graph, x, s):
