@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the models, their configs, parameters and MACs")
     p.add_argument("--config", default="default", help="model configuration (default: 'default')")
     p.add_argument("-o", "--output", metavar="FILE.onnx", help="where to write (default NAME-CONFIG.onnx)")
-    p.add_argument("--format", choices=["qonnx", "qcdq"], default="qonnx", help="QONNX Quant nodes or QuantizeLinear/Clip/DequantizeLinear")
+    p.add_argument("--format", choices=["qonnx", "qcdq"], default=None,
+                   help="QONNX Quant nodes or QuantizeLinear/Clip/DequantizeLinear (default qonnx; deformconv is qcdq only)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--act-bits", type=int, help="activation bits (default: the model's, 8 for InTAR kernels; 16 is InTAR's int16)")
     p.add_argument("--weight-bits", type=int, help="weight bits (default: the model's)")
@@ -159,11 +160,12 @@ def cmd_zoo(a) -> int:
         raise HlsgenError(f"unknown zoo model {a.name!r}; choose one of {', '.join(models.MODELS)} (hlsgen zoo --list)")
     out = a.output or f"{a.name}-{a.config}{'-' + a.phase if a.phase else ''}.onnx"
     t0 = time.perf_counter()
-    print(f"hlsgen: building {a.name} ({a.config}) with Brevitas and exporting {a.format}...", file=sys.stderr)
+    print(f"hlsgen: building {a.name} ({a.config}) and exporting it...", file=sys.stderr)
     if a.seq_len is not None and a.seq_len < 1:
         raise HlsgenError(f"--seq-len {a.seq_len} must be at least 1")
-    p = models.export(a.name, a.config, out, a.format, a.seed, a.act_bits, a.weight_bits, phase=a.phase, seq_len=a.seq_len)
-    print(f"wrote {p} ({a.name}, config {a.config}, {a.format}, seed {a.seed}) in {time.perf_counter() - t0:.1f} s")
+    fmt = a.format or ("qcdq" if a.name == "deformconv" else "qonnx")
+    p = models.export(a.name, a.config, out, fmt, a.seed, a.act_bits, a.weight_bits, phase=a.phase, seq_len=a.seq_len)
+    print(f"wrote {p} ({a.name}, config {a.config}, {fmt}, seed {a.seed}) in {time.perf_counter() - t0:.1f} s")
     return 0
 
 

@@ -413,3 +413,19 @@ def test_zoo_deformconv_cli(tmp_path):
     assert r.returncode == 0, r.stderr
     import json
     assert json.loads(r.stdout)["max_abs_lsb"] <= 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("phase,fmt", [("prefill", "qonnx"), ("decode", "qcdq")])
+def test_gpt2_small_lowers_in_both_formats(zoo_file, phase, fmt):
+    """GPT-2 small (124M weights): the frontend ingests both phases and both export formats."""
+    import json
+    from hlsgen.zoo.gpt2 import stats
+
+    path = zoo_file("gpt2", "small", fmt, phase=phase, seq_len=16)
+    r = run_cli("inspect", path, "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    if phase == "prefill":
+        assert doc["totals"]["macs"] == stats("small", "prefill", 16)["macs"]
+    assert sum(row["op"] == "layernorm" for row in doc["tasks"]) == 25

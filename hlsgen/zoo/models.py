@@ -383,8 +383,8 @@ def export(name: str, config: str, path, fmt: str = "qonnx", seed: int = 0, act_
     if name == "deformconv":
         from . import deformconv
         from ..pipeline import write_atomic
-        if fmt != "qcdq" and fmt is not None and fmt != "qonnx":
-            raise HlsgenError(f"unknown format {fmt}")
+        if fmt != "qcdq":
+            raise HlsgenError("zoo model deformconv is built with onnx.helper in QCDQ form only; use --format qcdq")
         model = deformconv.build(seed)
         data = model.SerializeToString()
         write_atomic(Path(path), lambda f: f.write(data))
