@@ -18,6 +18,8 @@ sys.path.insert(0, str(ROOT))
 
 from hlsgen import pipeline  # noqa: E402
 from hlsgen.schedule import ScheduleOptions, load_device, schedule  # noqa: E402
+from hlsgen.report.inspect import report as inspect_report  # noqa: E402
+from hlsgen.report.schedule import roofline_fraction  # noqa: E402
 from hlsgen.zoo.models import export  # noqa: E402
 
 PAPER = {"a": (0.29e9, 32.2), "b": (0.29e9, 26.9), "c": (1.14e9, 9.3), "d": (3.54e9, 5.2), "e": (3.58e9, 4.6)}
@@ -44,7 +46,7 @@ def main(argv=None):
             export("codenet", config, p, fmt, 0)
             t_export = time.perf_counter() - t0
             g = pipeline.load(str(p), {})
-            macs = sum(__import__("hlsgen.ops", fromlist=["OPS"]).OPS[t.op].macs(t, g) for t in g.tasks)
+            macs = inspect_report(g)["totals"]["macs"]          # what `hlsgen inspect` prints
             floats = pipeline.float_inputs(g, [], 0)
             ints = pipeline.quantize_inputs(g, floats)
             t0 = time.perf_counter()
@@ -75,10 +77,8 @@ def main(argv=None):
                 continue
             took = time.perf_counter() - t0
             secs = s.total_cycles / (s.clock_mhz * 1e6)
-            ops = 2 * s.macs
-            gops = ops / secs / 1e9
-            peak = 2 * dev.dsp * 2 * s.clock_mhz * 1e6          # int4 x int8: two products per DSP
-            frac = ops / secs / min(peak, ops / max(1, s.offchip_bytes) * dev.bandwidth_gbs * 1e9)
+            gops = s.gops
+            frac = roofline_fraction(s, dev, 2)                 # int4 x int8: two products per DSP
             paper_fps = PAPER.get(config, (None, None))[1]
             print(f"| {config} | {mode} | {len(s.stages)} | {s.total_cycles:,d} | {1e3 * secs:.2f} | {1 / secs:.1f} | {gops:.1f} | "
                   f"{gops / max(1, s.resources.dsp):.3f} | {s.resources.dsp} | {s.resources.bram18} | {frac:.2f} | "

@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from hlsgen import pipeline  # noqa: E402
 from hlsgen.schedule import ScheduleOptions, load_device, schedule  # noqa: E402
+from hlsgen.report.schedule import roofline_fraction  # noqa: E402
 from hlsgen.zoo.models import export  # noqa: E402
 
 
@@ -90,12 +91,10 @@ def main(argv=None):
             s = schedule(g, dev, ScheduleOptions(mode=mode))
             took = time.perf_counter() - t0
             secs = s.total_cycles / (s.clock_mhz * 1e6)
-            ops = 2 * s.macs
-            peak = 2 * dev.dsp * 2 * s.clock_mhz * 1e6               # int4 x int8: two products per DSP
-            frac = ops / secs / min(peak, ops / max(1, s.offchip_bytes) * dev.bandwidth_gbs * 1e9)
+            frac = roofline_fraction(s, dev, 2)                      # int4 x int8: two products per DSP
             print(f"| {n} | {te:.0f} | {me:.0f} | {ti:.1f} | {mi:.0f} | {len(g.tasks)} | {s.macs / 1e9:.1f} | {mode} | {len(s.stages)} | "
-                  f"{s.total_cycles:,d} | {1e3 * secs:.1f} | {n / secs:,.0f} | {ops / secs / 1e9:,.0f} | "
-                  f"{ops / secs / 1e9 / max(1, s.resources.dsp):.3f} | {s.resources.dsp} | {frac:.2f} | {took:.1f} |")
+                  f"{s.total_cycles:,d} | {1e3 * secs:.1f} | {n / secs:,.0f} | {s.gops:,.0f} | "
+                  f"{s.gops / max(1, s.resources.dsp):.3f} | {s.resources.dsp} | {frac:.2f} | {took:.1f} |")
             doc["medium"].append({"seq": n, "export_s": te, "export_peak_mb": me, "inspect_s": ti, "inspect_peak_mb": mi,
                                   "mode": mode, "cycles": s.total_cycles, "latency_ms": 1e3 * secs, "dsp": s.resources.dsp,
                                   "roofline_fraction": frac, "schedule_s": took})

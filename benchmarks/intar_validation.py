@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from hlsgen import pipeline  # noqa: E402
 from hlsgen.errors import HlsgenError  # noqa: E402
+from hlsgen.report.schedule import roofline_fraction  # noqa: E402
 from hlsgen.schedule import ScheduleOptions, load_device, schedule  # noqa: E402
 from hlsgen.zoo.models import export  # noqa: E402
 
@@ -43,15 +44,10 @@ def fixed_folding(g, kernel):
     return tuple(zip(convs, CNN_FOLD))
 
 
-def roofline(s, dev):
-    """Fraction of the roofline reached: achieved ops/s over min(peak MAC rate, intensity x bandwidth)."""
-    ops = 2 * s.macs * s.batch
-    secs = s.total_cycles / (s.clock_mhz * 1e6)
-    achieved = ops / secs
-    peak = 2 * dev.dsp * s.clock_mhz * 1e6     # one MAC per DSP per cycle (packing raises it; see docs)
-    bw = dev.bandwidth_gbs * 1e9
-    attainable = min(peak, ops / max(s.offchip_bytes, 1) * bw)
-    return achieved / 1e9, achieved / attainable, achieved / 1e9 / max(1, s.resources.dsp)
+def efficiency(s, dev):
+    """(GOPS, roofline fraction, GOPS per DSP used); the peak counts one product per DSP per
+    cycle (int8 and int16 on DSP48E2, see docs/performance.md)."""
+    return s.gops, roofline_fraction(s, dev, 1), s.gops / max(1, s.resources.dsp)
 
 
 def main(argv=None):
@@ -100,7 +96,7 @@ def main(argv=None):
                 res[m] = None                      # this style does not fit the device
         took = time.perf_counter() - t0
         au, df, sq = res["auto"], res["dataflow"], res["sequential"]
-        gops, frac, per_dsp = roofline(au, dev)
+        gops, frac, per_dsp = efficiency(au, dev)
         stages = " ".join(f"{st.mode[0].upper()}{len(st.tasks)}" for st in au.stages)
 
         def cyc(s):

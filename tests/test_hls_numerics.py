@@ -68,12 +68,11 @@ def _cases(seed):
         acc = [rng.integers(lo, hi, size=n, endpoint=True) for lo, hi in ranges]
         # exact ties and extremes: the values where rounding decides
         acc[0][:4] = [ranges[0][0], ranges[0][1], 0, 1]
-        per = lambda a: np.broadcast_to(np.asarray(a).reshape(-1), (channels,))  # noqa: E731
-        shaped = [a.reshape(1, channels, -1) if False else a for a in acc]
-        # the golden with channel axis 1 on a (1, channels, n/channels) view of element i -> channel i % channels
-        idx = np.arange(n)
+        def per(a):
+            return np.broadcast_to(np.asarray(a).reshape(-1), (channels,))
+        # the golden, element by element: element i belongs to channel i % channels (axis 1)
         gold = []
-        for i in idx:
+        for i in range(n):
             ch = i % channels
             terms_i = [np.array([[int(a[i]) if c == ch else 0 for c in range(channels)]]) for a in acc]
             gold.append(int(apply_requant(terms_i, rq)[0, ch]))

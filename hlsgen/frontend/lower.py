@@ -202,19 +202,10 @@ class Lowering:
 
     def _per_channel(self, node, c: np.ndarray, shape, axis: int) -> np.ndarray:
         """A constant that broadcasts against `shape` -> scalar or vector along `axis`."""
-        c = np.asarray(c, dtype=np.float64)
-        if c.size == 1:
-            return c.reshape(())
-        try:
-            full = np.broadcast_to(c, shape)
-        except ValueError:
-            raise HlsgenError(f"{_label(node)}: constant of shape {c.shape} does not broadcast to {tuple(shape)}") from None
-        idx = tuple(slice(None) if i == axis else 0 for i in range(len(shape)))
-        vec = full[idx]
-        exp = vec.reshape([-1 if i == axis else 1 for i in range(len(shape))])
-        if not np.array_equal(np.broadcast_to(exp, shape), full):
-            raise HlsgenError(f"{_label(node)}: constant varies along axes other than the channel axis {axis}; only per-tensor or per-channel constants are supported")
-        return vec.copy()
+        vec, why = _channel_vector(c, shape, axis)
+        if vec is None:
+            raise HlsgenError(f"{_label(node)}: {why}")
+        return vec
 
     # ---------------------------------------------------------------- the walk
     def _visit(self, node) -> None:
@@ -815,13 +806,7 @@ class Lowering:
 
     def _is_per_channel(self, c, shape) -> bool:
         axis, _ = self._channel_axis(shape)
-        try:
-            self._per_channel(None, c, shape, axis)
-            return True
-        except HlsgenError:
-            return False
-        except Exception:
-            return False
+        return _channel_vector(c, shape, axis)[0] is not None
 
     def _operand(self, node, i):
         """A quantized activation, or a quantized constant tensor made an IR constant."""
@@ -1473,6 +1458,25 @@ def _declared_range(producer, vals, name, np_dtype):
         if isinstance(lo_v, Const) and isinstance(hi_v, Const):
             return int(np.asarray(lo_v.value).reshape(-1)[0]), int(np.asarray(hi_v.value).reshape(-1)[0])
     return int(info.min), int(info.max)
+
+
+def _channel_vector(c, shape, axis: int):
+    """(scalar or vector along `axis`, None) when constant `c` broadcast to `shape` varies only
+    along `axis`; otherwise (None, the reason)."""
+    c = np.asarray(c, dtype=np.float64)
+    if c.size == 1:
+        return c.reshape(()), None
+    try:
+        full = np.broadcast_to(c, shape)
+    except ValueError:
+        return None, f"constant of shape {c.shape} does not broadcast to {tuple(shape)}"
+    idx = tuple(slice(None) if i == axis else 0 for i in range(len(shape)))
+    vec = full[idx]
+    exp = vec.reshape([-1 if i == axis else 1 for i in range(len(shape))])
+    if not np.array_equal(np.broadcast_to(exp, shape), full):
+        return None, (f"constant varies along axes other than the channel axis {axis}; "
+                      f"only per-tensor or per-channel constants are supported")
+    return vec.copy(), None
 
 
 def _compact_int(lo: int, hi: int):

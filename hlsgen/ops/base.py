@@ -48,10 +48,6 @@ class LoopNest:
     full_buffer_bits: int = 0    # whole-tensor buffer when output order != input order
     free: bool = False           # a pure re-interpretation (reshape): no hardware, no cycles
 
-    @property
-    def operations(self) -> int:
-        return self.vectors * self.pe_bound * self.simd_bound
-
     def with_window(self, window_bits: int) -> "LoopNest":
         return dataclasses.replace(self, window_bits=window_bits)
 
@@ -104,13 +100,13 @@ def row_width(shape) -> int:
     return int(shape[3]) if len(shape) == 4 else 1
 
 
-def elementwise_loops(task, graph, requant_terms=0, bits_from=None, blocks_from_rows=True) -> LoopNest:
+def elementwise_loops(task, graph, requant_terms=0) -> LoopNest:
     out = graph.tensors[task.outputs[0]]
     outer, c = channel_layout(out.shape)
     rows = out.shape[0] * out.shape[2] if len(out.shape) == 4 else outer
     return LoopNest(vectors=outer, pe_bound=c, vec_bound=row_width(out.shape),
-                    act_bits=act_bits(graph, bits_from or task.inputs[0]), acc_bits=acc_bits(task) if requant_terms else 0,
-                    requant_terms=requant_terms, blocks=max(1, rows) if blocks_from_rows else 1)
+                    act_bits=act_bits(graph, task.inputs[0]), acc_bits=acc_bits(task) if requant_terms else 0,
+                    requant_terms=requant_terms, blocks=max(1, rows))
 
 
 def register(cls):

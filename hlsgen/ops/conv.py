@@ -56,19 +56,27 @@ class Conv(OpKind):
 
     @staticmethod
     def loops(task, graph):
-        x = graph.tensors[task.inputs[0]]
-        w = graph.tensors[task.inputs[1]]
-        n, o, oh, ow = graph.tensors[task.outputs[0]].shape
-        _, cg, kh, kw = w.shape
-        ab, wb = act_bits(graph, task.inputs[0]), w.dtype.bits
-        (ph, pw) = pad_amounts(task.attrs["pads"], 2)
-        dil_h = task.attrs["dilations"][0]
         # a streaming conv keeps (KH-1)*dilation+1 input rows of the padded input
-        rows = (kh - 1) * dil_h + 1
-        window = rows * (x.shape[3] + pw[0] + pw[1]) * x.shape[1] * ab
-        return LoopNest(vectors=n * oh * ow, pe_bound=o, simd_bound=cg * kh * kw, vec_bound=ow, multiply=True,
-                        act_bits=ab, weight_bits=wb, acc_bits=reduction_acc_bits(ab, wb, cg * kh * kw),
-                        weights=w.size, requant_terms=1, blocks=n * oh, lookahead=rows, window_bits=window)
+        kh = graph.tensors[task.inputs[1]].shape[2]
+        return window_conv_loops(task, graph, rows=(kh - 1) * task.attrs["dilations"][0] + 1)
+
+
+def window_conv_loops(task, graph, rows: int, reads_per_tap: int = 1, extra_act_bits: int = 0) -> LoopNest:
+    """The loop nest of a convolution-like op (conv, deformable conv) that streams its input
+    through a line buffer of `rows` padded input rows: output pixels outer, output channels
+    in parallel (pe), C/groups x KH x KW reduced (simd). `reads_per_tap` counts the pixels one
+    tap reads (4 for bilinear sampling), `extra_act_bits` the width its interpolation adds."""
+    x = graph.tensors[task.inputs[0]]
+    w = graph.tensors[task.inputs[1]]
+    n, o, oh, ow = graph.tensors[task.outputs[0]].shape
+    _, cg, kh, kw = w.shape
+    ab, wb = act_bits(graph, task.inputs[0]), w.dtype.bits
+    (ph, pw) = pad_amounts(task.attrs["pads"], 2)
+    window = rows * (x.shape[3] + pw[0] + pw[1]) * x.shape[1] * ab
+    return LoopNest(vectors=n * oh * ow * reads_per_tap, pe_bound=o, simd_bound=cg * kh * kw, vec_bound=ow, multiply=True,
+                    act_bits=ab + extra_act_bits, weight_bits=wb,
+                    acc_bits=reduction_acc_bits(ab + extra_act_bits, wb, cg * kh * kw),
+                    weights=w.size, requant_terms=1, blocks=n * oh, lookahead=rows, window_bits=window)
 
 
 @register

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..numerics import apply_requant
-from .base import LoopNest, OpKind, act_bits, pad_amounts, reduction_acc_bits, register, zero_point
-from .conv import Conv
+from .base import OpKind, pad_amounts, register, zero_point
+from .conv import Conv, window_conv_loops
 
 
 def _offset_range(task, graph):
@@ -80,20 +80,11 @@ class DeformConv(OpKind):
 
     @staticmethod
     def loops(task, graph):
-        x = graph.tensors[task.inputs[0]]
-        w = graph.tensors[task.inputs[1]]
-        n, o, oh, ow = graph.tensors[task.outputs[0]].shape
-        _, cg, kh, kw = w.shape
-        ab, wb = act_bits(graph, task.inputs[0]), w.dtype.bits
         # a streaming implementation buffers every row a tap may reach: the kernel's rows plus
         # the largest offset above and below
+        x, kh = graph.tensors[task.inputs[0]], graph.tensors[task.inputs[1]].shape[2]
         reach = _offset_range(task, graph)
-        rows = min(x.shape[2], (kh - 1) * task.attrs["dilations"][0] + 1 + 2 * reach)
-        (ph, pw) = pad_amounts(task.attrs["pads"], 2)
-        window = rows * (x.shape[3] + pw[0] + pw[1]) * x.shape[1] * ab
-        return LoopNest(vectors=n * oh * ow, pe_bound=o, simd_bound=cg * kh * kw, vec_bound=ow, multiply=True,
-                        act_bits=ab, weight_bits=wb, acc_bits=reduction_acc_bits(ab, wb, cg * kh * kw),
-                        weights=w.size, requant_terms=1, blocks=n * oh, lookahead=rows, window_bits=window)
+        return window_conv_loops(task, graph, rows=min(x.shape[2], (kh - 1) * task.attrs["dilations"][0] + 1 + 2 * reach))
 
 
 def deform_conv_float(x, w, offset, bias=None, mask=None, strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1),
@@ -209,18 +200,11 @@ class DeformConvBilinear(OpKind):
 
     @staticmethod
     def loops(task, graph):
-        x = graph.tensors[task.inputs[0]]
-        w = graph.tensors[task.inputs[1]]
-        n, o, oh, ow = graph.tensors[task.outputs[0]].shape
-        _, cg, kh, kw = w.shape
-        ab, wb = act_bits(graph, task.inputs[0]), w.dtype.bits
+        x, kh = graph.tensors[task.inputs[0]], graph.tensors[task.inputs[1]].shape[2]
         f = task.attrs["frac"]
         ot = graph.tensors[task.inputs[2]]
-        # offsets reach up to max|offset| rows: the stream keeps the whole input (general case)
+        # rows up to max|offset| above and below (plus one for the second bilinear row); each
+        # tap reads four corners and carries 2f more bits from the corner weights
         reach = max(abs(ot.dtype.min), abs(ot.dtype.max)) >> f
         rows = min(x.shape[2], (kh - 1) * task.attrs["dilations"][0] + 2 + 2 * reach)
-        # four corner reads and two fraction multiplies per tap (taps x corners in simd)
-        return LoopNest(vectors=n * oh * ow * 4, pe_bound=o, simd_bound=cg * kh * kw, vec_bound=ow, multiply=True,
-                        act_bits=ab + 2 * f, weight_bits=wb, acc_bits=reduction_acc_bits(ab + 2 * f, wb, cg * kh * kw),
-                        weights=w.size, requant_terms=1, blocks=n * oh, lookahead=rows,
-                        window_bits=rows * x.shape[3] * x.shape[1] * ab)
+        return window_conv_loops(task, graph, rows=rows, reads_per_tap=4, extra_act_bits=2 * f)

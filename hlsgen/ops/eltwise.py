@@ -8,10 +8,18 @@ mul:     q = requant((a - za) * (b - zb) * M)        product of two activations 
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..numerics import apply_requant
 from .base import OpKind, elementwise_loops, register, zero_point
+
+
+def _centered_terms(task, graph, inputs):
+    """Every input minus its zero point, broadcast to the output shape, as int64."""
+    out_shape = graph.tensors[task.outputs[0]].shape
+    return [np.broadcast_to(x.astype(np.int64) - zero_point(graph, n), out_shape) for x, n in zip(inputs, task.inputs)]
 
 
 def _broadcast_shape(shapes):
@@ -28,9 +36,7 @@ class Add(OpKind):
 
     @staticmethod
     def golden(task, graph, inputs):
-        out_shape = graph.tensors[task.outputs[0]].shape
-        terms = [np.broadcast_to(x.astype(np.int64) - zero_point(graph, n), out_shape) for x, n in zip(inputs, task.inputs)]
-        return [apply_requant(terms, task.attrs["requant"])]
+        return [apply_requant(_centered_terms(task, graph, inputs), task.attrs["requant"])]
 
     @staticmethod
     def macs(task, graph):
@@ -86,8 +92,7 @@ class Mul(OpKind):
 
     @staticmethod
     def golden(task, graph, inputs):
-        out_shape = graph.tensors[task.outputs[0]].shape
-        a, b = (np.broadcast_to(x.astype(np.int64) - zero_point(graph, n), out_shape) for x, n in zip(inputs, task.inputs))
+        a, b = _centered_terms(task, graph, inputs)
         return [apply_requant([a * b], task.attrs["requant"])]
 
     @staticmethod
@@ -96,6 +101,6 @@ class Mul(OpKind):
 
     @staticmethod
     def loops(task, graph):
+        # one multiplier per lane: the second operand plays the weight's part
         n = elementwise_loops(task, graph, requant_terms=1)
-        import dataclasses
         return dataclasses.replace(n, multiply=True, weight_bits=graph.tensors[task.inputs[1]].dtype.bits)

@@ -53,12 +53,22 @@ def format_schedule(s: Schedule, device: Device) -> str:
         if stored:
             lines.append("  stored: " + ", ".join(f"{display_name(b.tensor, 24)} {b.kind} {_kb(b.bits / 8)}" for b in stored[:12])
                          + (f" (+{len(stored) - 12} more)" if len(stored) > 12 else ""))
-    gops = 2 * s.macs * s.batch / max(s.latency_ms, 1e-12) / 1e6
+    gops = s.gops
     lines.append(f"total: {s.total_cycles:,d} cycles = {s.latency_ms:.4f} ms at {s.clock_mhz:g} MHz for batch {s.batch}; "
                  f"{s.macs:,d} MACs per input, {gops:.2f} GOPS; off-chip traffic {_kb(s.offchip_bytes)}; "
                  f"weights {'resident on chip' if s.weights_resident else 'streamed from off-chip'}")
     lines.append("resources: " + resource_line(s.resources, device, s.budget))
     return "\n".join(lines)
+
+
+def roofline_fraction(s: Schedule, device: Device, products_per_dsp: int) -> float:
+    """Achieved ops/s over the roofline: min(peak = every DSP doing `products_per_dsp`
+    multiplies per cycle at the schedule's clock, arithmetic intensity x off-chip bandwidth)."""
+    ops = 2 * s.macs * s.batch
+    achieved = s.gops * 1e9
+    peak = 2 * device.dsp * products_per_dsp * s.clock_mhz * 1e6
+    attainable = min(peak, ops / max(s.offchip_bytes, 1) * device.bandwidth_gbs * 1e9)
+    return achieved / attainable
 
 
 def compare_rows(schedules: Dict[str, Schedule]) -> List[Dict]:

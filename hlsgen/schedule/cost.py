@@ -217,16 +217,23 @@ def foldings(nest: LoopNest, device: Device) -> List[Folding]:
     return out
 
 
-def pareto_options(nest: LoopNest, device: Device) -> List[TaskOption]:
-    """Options not dominated in (cycles, dsp, lut), sorted by cycles ascending."""
-    opts = sorted((evaluate(nest, f, device) for f in foldings(nest, device)),
-                  key=lambda o: (o.cycles, o.res.dsp, o.res.lut, o.folding.lanes, o.folding.as_list()))
+def pareto(options: List[TaskOption]) -> List[TaskOption]:
+    """The options no faster-or-equal option beats in every resource (DSP, LUT, BRAM18,
+    URAM), sorted by cycles ascending (ties broken deterministically)."""
+    opts = sorted(options, key=lambda o: (o.cycles, o.res.dsp, o.res.lut, o.res.bram18, o.res.uram,
+                                          o.folding.lanes, o.folding.as_list()))
     kept: List[TaskOption] = []
     for o in opts:
-        if any(k.res.dsp <= o.res.dsp and k.res.lut <= o.res.lut for k in kept):
+        if any(k.res.dsp <= o.res.dsp and k.res.lut <= o.res.lut and k.res.bram18 <= o.res.bram18
+               and k.res.uram <= o.res.uram for k in kept):
             continue
         kept.append(o)
     return kept
+
+
+def pareto_options(nest: LoopNest, device: Device) -> List[TaskOption]:
+    """The non-dominated foldings of one loop nest."""
+    return pareto([evaluate(nest, f, device) for f in foldings(nest, device)])
 
 
 def transfer_cycles(nbytes: float, bytes_per_cycle: float) -> int:

@@ -69,6 +69,11 @@ class Schedule:
         return self.total_cycles / (self.clock_mhz * 1e3)
 
     @property
+    def gops(self) -> float:
+        """2 x MACs per second for the batch, at the modeled latency."""
+        return 2 * self.macs * self.batch / max(self.latency_ms, 1e-12) / 1e6
+
+    @property
     def cycles_per_input(self) -> float:
         return self.total_cycles / self.batch
 
@@ -82,7 +87,7 @@ class Schedule:
             "clock_mhz": self.clock_mhz, "resource_cap": self.resource_cap,
             "total_cycles": self.total_cycles, "latency_ms": round(self.latency_ms, 6),
             "cycles_per_input": self.cycles_per_input,
-            "macs": self.macs, "gops": round(2 * self.macs * self.batch / max(self.latency_ms, 1e-12) / 1e6, 3),
+            "macs": self.macs, "gops": round(self.gops, 3),
             "offchip_bytes": self.offchip_bytes, "weights_resident": self.weights_resident,
             "resources": res(self.resources), "budget": res(self.budget),
             "stages": [{

@@ -38,7 +38,7 @@ import numpy as np
 from ..errors import HlsgenError
 from ..ir.graph import Graph
 from ..ops import OPS
-from .cost import (Folding, Resources, TaskOption, budget, evaluate, fifo, fits, onchip_bits, pareto_options,
+from .cost import (Folding, Resources, TaskOption, budget, evaluate, fifo, fits, onchip_bits, pareto, pareto_options,
                    shortfall, storage, transfer_cycles)
 from .device import Device
 from .schedule import Buffer, Schedule, Stage, TaskPlan
@@ -112,6 +112,9 @@ class Problem:
             except NotImplementedError:
                 raise HlsgenError(f"task {t.name!r}: op {t.op!r} has no cost model yet; it cannot be scheduled") from None
         self.macs = [int(OPS[t.op].macs(t, graph)) for t in self.tasks]
+        # what a task needs in a dataflow stage besides its datapath: line buffer, whole-tensor buffer
+        self.stream_buffers = [storage(n.window_bits, max(1, n.act_bits * 8), device) +
+                               storage(n.full_buffer_bits, max(1, n.act_bits), device) for n in self.nests]
         self.budget = budget(device, opts.resource_cap)
         mem = device.main_memory
         self.total_bpc = mem.bandwidth_gbs * 1e9 / (self.clock * 1e6)
@@ -178,7 +181,6 @@ class Problem:
         # off-chip: graph inputs and outputs, and tensors too large for a scratchpad
         self.offchip = {n: (self.prod[n] == -1 or n in outs or self.bits[n] > self.scratch_limit) for n in self.act}
         names = [n for n in self.act if not self.offchip[n]]
-        self._on_names = names
         self._on_prod = np.array([self.prod[n] for n in names], dtype=np.int64)
         self._on_last = np.array([self.last[n] for n in names], dtype=np.int64)
         self._on_bits = np.array([self.bits[n] for n in names], dtype=np.int64)
@@ -248,13 +250,7 @@ class Problem:
             wide = storage(self.weight_bits[k], -(-width // 2), self.dev)   # two read ports per block
             extra = Resources(bram18=max(0, wide.bram18 - dense.bram18), uram=max(0, wide.uram - dense.uram))
             out.append(replace(o, res=o.res + extra))
-        kept: List[TaskOption] = []
-        for o in sorted(out, key=lambda o: (o.cycles, o.res.dsp, o.res.lut, o.res.bram18, o.res.uram)):
-            if any(q.res.dsp <= o.res.dsp and q.res.lut <= o.res.lut and q.res.bram18 <= o.res.bram18
-                   and q.res.uram <= o.res.uram for q in kept):
-                continue
-            kept.append(o)
-        return kept
+        return pareto(out)
 
     # ------------------------------------------------------------------ traffic
     def _stored(self, name: str, i: int, j: int, mode: str) -> bool:
@@ -343,15 +339,13 @@ class Problem:
         bott = max(range(m), key=lambda k: (eff[k], -k))
         return lat, depths, bott, start
 
-    def _dataflow(self, i: int, j: int, detail: bool = False) -> _SegResult:
+    def _dataflow(self, i: int, j: int) -> _SegResult:
         B = self.opts.batch
         traffic = [self._traffic(k, i, j, "dataflow") for k in range(i, j)]
         tmin = max((c for _, c in traffic), default=0)
         fixed = Resources()
         for k in range(i, j):
-            nest = self.nests[k]
-            fixed = fixed + storage(nest.window_bits, max(1, nest.act_bits * 8), self.dev)
-            fixed = fixed + storage(nest.full_buffer_bits, max(1, nest.act_bits), self.dev)
+            fixed = fixed + self.stream_buffers[k]
         scratch = self._scratch_bits(i, j, "dataflow")
         fixed = fixed + storage(scratch, 64, self.dev)
         fifo_guess = Resources(lut=40 * (j - i), ff=60 * (j - i))
@@ -469,7 +463,7 @@ class Problem:
         return _SegResult(int(cycles), res, choice, True)
 
     # ------------------------------------------------------------------ sequential
-    def _sequential(self, i: int, j: int, detail: bool = False) -> _SegResult:
+    def _sequential(self, i: int, j: int) -> _SegResult:
         B = self.opts.batch
         traffic = [self._traffic(k, i, j, "sequential") for k in range(i, j)]
         scratch = self._scratch_bits(i, j, "sequential")
@@ -498,22 +492,18 @@ class Problem:
         extra = mem + mux
         need = core[:, 1:] + np.array(extra.as_tuple(), dtype=np.int64)
         ok = valid & np.all(need <= np.array(cap.as_tuple(), dtype=np.int64), axis=1)
-        best = None
-        if ok.any():
-            cycles_all = B * per[:, 0] + STAGE_SWITCH_CYCLES
-            order = np.lexsort((core[:, 4], core[:, 1], cycles_all))   # cycles, then DSP, then LUT
-            c = int(order[np.argmax(ok[order])])
-            chosen = [self._by_dsp[k][1][int(ix[c])] for k, ix in zip(range(i, j), idxs)]
-            res = Resources(*(int(v) for v in need[c]))
-            best = (None, chosen, res, int(cycles_all[c]))
-        if best is None:
+        if not ok.any():
             chosen = [min(ol, key=lambda o: (o.res.dsp, o.res.lut)) for ol in self.options[i:j]]
             core_r = Resources()
             for o in chosen:
                 core_r = core_r.max(o.res)
             return _SegResult(0, core_r + mem + mux, {}, False, shortfall(core_r + mem + mux, self.stage_budget))
-        _, chosen, res, cycles = best
-        return _SegResult(int(cycles), res, {"chosen": chosen, "traffic": traffic, "scratch": scratch}, True)
+        cycles_all = B * per[:, 0] + STAGE_SWITCH_CYCLES
+        order = np.lexsort((core[:, 4], core[:, 1], cycles_all))   # cycles, then DSP, then LUT
+        c = int(order[np.argmax(ok[order])])                         # the best core size that fits
+        chosen = [self._by_dsp[k][1][int(ix[c])] for k, ix in zip(range(i, j), idxs)]
+        res = Resources(*(int(v) for v in need[c]))
+        return _SegResult(int(cycles_all[c]), res, {"chosen": chosen, "traffic": traffic, "scratch": scratch}, True)
 
     def _signature(self, i: int, j: int, mode: str):
         """Everything a segment's cost depends on, position-free: repeated layers (a transformer
@@ -554,8 +544,7 @@ class Problem:
             nest = self.nests[k]
             r = o.res
             if mode == "dataflow":
-                r = r + storage(nest.window_bits, max(1, nest.act_bits * 8), self.dev) + \
-                    storage(nest.full_buffer_bits, max(1, nest.act_bits), self.dev)
+                r = r + self.stream_buffers[k]
             plans.append(TaskPlan(name=self.tasks[k].name, op=self.tasks[k].op, folding=o.folding, cycles=o.cycles,
                                   transfer_cycles=tcyc, macs=self.macs[k], resources=r, weights=self.weight_place[k],
                                   offchip_bytes=nbytes * self.opts.batch,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Dict, Tuple
 
 from ..errors import HlsgenError
+from . import codenet, deformconv, gpt2     # torch is imported inside their builders only
 
 warnings.filterwarnings("ignore", message="fast_hadamard_transform")
 
@@ -44,11 +45,15 @@ def _plain(x):
 
 
 def _quantizers(act_bits: int, weight_bits: int):
+    """The InTAR kernels' layers: per-tensor weights of `weight_bits`, activations of `act_bits`."""
+    from types import SimpleNamespace
+
     import brevitas.nn as qnn
     from brevitas.quant import Int8ActPerTensorFloat, Int8WeightPerTensorFloat, Uint8ActPerTensorFloat
 
-    def inp():
-        return qnn.QuantIdentity(act_quant=Int8ActPerTensorFloat, bit_width=act_bits, return_quant_tensor=True)
+    def act(unsigned=False, quant_tensor=False):
+        return qnn.QuantIdentity(act_quant=Uint8ActPerTensorFloat if unsigned else Int8ActPerTensorFloat,
+                                 bit_width=act_bits, return_quant_tensor=quant_tensor)
 
     def relu():
         return qnn.QuantReLU(act_quant=Uint8ActPerTensorFloat, bit_width=act_bits, return_quant_tensor=True)
@@ -56,25 +61,30 @@ def _quantizers(act_bits: int, weight_bits: int):
     def linear(cin, cout):
         return qnn.QuantLinear(cin, cout, bias=False, weight_quant=Int8WeightPerTensorFloat, weight_bit_width=weight_bits)
 
-    def conv3x3(cin, cout):
-        return qnn.QuantConv2d(cin, cout, 3, padding=1, bias=False, weight_quant=Int8WeightPerTensorFloat,
-                               weight_bit_width=weight_bits)
-    return inp, relu, linear, conv3x3
+    def conv(cin, cout, k, stride=1, padding=0, bias=False):
+        return qnn.QuantConv2d(cin, cout, k, stride=stride, padding=padding, bias=bias,
+                               weight_quant=Int8WeightPerTensorFloat, weight_bit_width=weight_bits)
+
+    def convt(cin, cout, k, stride=1, output_padding=0):
+        return qnn.QuantConvTranspose2d(cin, cout, k, stride=stride, output_padding=output_padding, bias=True,
+                                        weight_quant=Int8WeightPerTensorFloat, weight_bit_width=weight_bits)
+    return SimpleNamespace(inp=lambda: act(quant_tensor=True), act=act, relu=relu, linear=linear, conv=conv,
+                           conv3x3=lambda cin, cout: conv(cin, cout, 3, padding=1), convt=convt)
 
 
 def _intar_mlp(config: str, act_bits: int, weight_bits: int):
     """InTAR's FFN kernel: one 256-vector through 256 -> 1024 -> 2048 -> 256, ReLU after each."""
     import torch.nn as nn
 
-    inp, relu, linear, _ = _quantizers(act_bits, weight_bits)
+    q = _quantizers(act_bits, weight_bits)
 
     class IntarMLP(nn.Module):
         def __init__(self):
             super().__init__()
-            self.inp = inp()
-            self.fc1, self.act1 = linear(256, 1024), relu()
-            self.fc2, self.act2 = linear(1024, 2048), relu()
-            self.fc3, self.act3 = linear(2048, 256), relu()
+            self.inp = q.inp()
+            self.fc1, self.act1 = q.linear(256, 1024), q.relu()
+            self.fc2, self.act2 = q.linear(1024, 2048), q.relu()
+            self.fc3, self.act3 = q.linear(2048, 256), q.relu()
 
         def forward(self, x):
             x = self.act1(self.fc1(self.inp(x)))
@@ -88,21 +98,20 @@ def _intar_cnn4l(config: str, act_bits: int, weight_bits: int):
     padding) with ReLU; nearest 2x upsampling before conv 2 and conv 3; 2x2 max pooling after
     conv 3 and conv 4 (224 -> 448 -> 896 -> 448 -> 224)."""
     import torch.nn as nn
-    import brevitas.nn as qnn
 
-    inp, relu, _, conv3x3 = _quantizers(act_bits, weight_bits)
+    q = _quantizers(act_bits, weight_bits)
 
     class IntarCNN4L(nn.Module):
         def __init__(self):
             super().__init__()
-            self.inp = inp()
-            self.conv1, self.act1 = conv3x3(1, 1), relu()
+            self.inp = q.inp()
+            self.conv1, self.act1 = q.conv3x3(1, 1), q.relu()
             self.up2 = nn.Upsample(scale_factor=2, mode="nearest")
-            self.conv2, self.act2 = conv3x3(1, 1), relu()
+            self.conv2, self.act2 = q.conv3x3(1, 1), q.relu()
             self.up3 = nn.Upsample(scale_factor=2, mode="nearest")
-            self.conv3, self.act3 = conv3x3(1, 1), relu()
+            self.conv3, self.act3 = q.conv3x3(1, 1), q.relu()
             self.pool3 = nn.MaxPool2d(2)
-            self.conv4, self.act4 = conv3x3(1, 1), relu()
+            self.conv4, self.act4 = q.conv3x3(1, 1), q.relu()
             self.pool4 = nn.MaxPool2d(2)
 
         def forward(self, x):
@@ -118,22 +127,16 @@ def _intar_attn(config: str, act_bits: int, weight_bits: int):
     QK^T, softmax, times V (one head)."""
     import torch.nn as nn
 
-    inp, relu, linear, _ = _quantizers(act_bits, weight_bits)
-    import brevitas.nn as qnn
-    from brevitas.quant import Int8ActPerTensorFloat, Uint8ActPerTensorFloat
-
-    def aq(unsigned=False):
-        return qnn.QuantIdentity(act_quant=Uint8ActPerTensorFloat if unsigned else Int8ActPerTensorFloat,
-                                 bit_width=act_bits, return_quant_tensor=False)
+    q = _quantizers(act_bits, weight_bits)
     n, d = 256, 1024
 
     class IntarAttention(nn.Module):
         def __init__(self):
             super().__init__()
-            self.inp = aq()
-            self.wq, self.wk, self.wv = linear(d, d), linear(d, d), linear(d, d)
-            self.q_q, self.k_q, self.v_q = aq(), aq(), aq()
-            self.s_q, self.p_q, self.o_q = aq(), aq(unsigned=True), aq()
+            self.inp = q.act()
+            self.wq, self.wk, self.wv = q.linear(d, d), q.linear(d, d), q.linear(d, d)
+            self.q_q, self.k_q, self.v_q = q.act(), q.act(), q.act()
+            self.s_q, self.p_q, self.o_q = q.act(), q.act(unsigned=True), q.act()
 
         def forward(self, x):
             import torch
@@ -148,21 +151,17 @@ def _intar_gating(config: str, act_bits: int, weight_bits: int):
     """InTAR's gating network (LLaMA-style FFN): 32 tokens, 4096 -> 11008 gate and up
     projections, SiLU(gate) * up, 11008 -> 4096 down projection."""
     import torch.nn as nn
-    import brevitas.nn as qnn
-    from brevitas.quant import Int8ActPerTensorFloat
 
-    _, _, linear, _ = _quantizers(act_bits, weight_bits)
-
-    def aq():
-        return qnn.QuantIdentity(act_quant=Int8ActPerTensorFloat, bit_width=act_bits, return_quant_tensor=False)
+    q = _quantizers(act_bits, weight_bits)
     n, d, f = 32, 4096, 11008
 
     class IntarGating(nn.Module):
         def __init__(self):
             super().__init__()
-            self.inp = aq()
-            self.gate, self.up, self.down = linear(d, f), linear(d, f), linear(f, d)
-            self.gate_q, self.up_q, self.silu, self.silu_q, self.h_q, self.out_q = aq(), aq(), nn.SiLU(), aq(), aq(), aq()
+            self.inp = q.act()
+            self.gate, self.up, self.down = q.linear(d, f), q.linear(d, f), q.linear(f, d)
+            self.gate_q, self.up_q, self.silu_q, self.h_q, self.out_q = q.act(), q.act(), q.act(), q.act(), q.act()
+            self.silu = nn.SiLU()
 
         def forward(self, x):
             x = self.inp(x)
@@ -176,30 +175,17 @@ def _intar_vae(config: str, act_bits: int, weight_bits: int):
     convolution to a 4 x 9 x 9 = 324 latent (the mean; no sampling), and a transposed-conv
     decoder back to 28x28x2. Channel counts (16) are hlsgen's choice."""
     import torch.nn as nn
-    import brevitas.nn as qnn
-    from brevitas.quant import Int8ActPerTensorFloat, Int8WeightPerTensorFloat
 
-    inp, relu, _, _ = _quantizers(act_bits, weight_bits)
-
-    def conv(cin, cout, k, s=1):
-        return qnn.QuantConv2d(cin, cout, k, stride=s, bias=True, weight_quant=Int8WeightPerTensorFloat,
-                               weight_bit_width=weight_bits)
-
-    def convt(cin, cout, k, s=1, op=0):
-        return qnn.QuantConvTranspose2d(cin, cout, k, stride=s, output_padding=op, bias=True,
-                                        weight_quant=Int8WeightPerTensorFloat, weight_bit_width=weight_bits)
-
-    def aq():
-        return qnn.QuantIdentity(act_quant=Int8ActPerTensorFloat, bit_width=act_bits, return_quant_tensor=True)
+    q = _quantizers(act_bits, weight_bits)
 
     class IntarVAE(nn.Module):
         def __init__(self):
             super().__init__()
-            self.inp = inp()
-            self.enc1, self.act1 = conv(2, 16, 8), relu()           # 28 -> 21
-            self.enc2, self.latent = conv(16, 4, 4, 2), aq()        # 21 -> 9: 4 x 9 x 9 = 324
-            self.dec1, self.act3 = convt(4, 16, 4, 2, 1), relu()    # 9 -> 21
-            self.dec2, self.out = convt(16, 2, 8), aq()             # 21 -> 28
+            self.inp = q.inp()
+            self.enc1, self.act1 = q.conv(2, 16, 8, bias=True), q.relu()                      # 28 -> 21
+            self.enc2, self.latent = q.conv(16, 4, 4, stride=2, bias=True), q.inp()           # 21 -> 9: 4 x 9 x 9 = 324
+            self.dec1, self.act3 = q.convt(4, 16, 4, stride=2, output_padding=1), q.relu()    # 9 -> 21
+            self.dec2, self.out = q.convt(16, 2, 8), q.inp()                                  # 21 -> 28
 
         def forward(self, x):
             z = self.latent(self.enc2(self.act1(self.enc1(self.inp(x)))))
@@ -208,7 +194,15 @@ def _intar_vae(config: str, act_bits: int, weight_bits: int):
 
 
 def _deformconv_stats(config):
-    return {"params": 6 * 2 * 3 * 3, "macs": 6 * 8 * 7 * 2 * 9, "input": [1, 4, 8, 7]}
+    """Weights and MACs of the onnx.helper model, counted by hlsgen's own frontend."""
+    from ..frontend import lower
+    from ..ops import OPS
+    model = deformconv.build(0)
+    g = lower(model)
+    weights = sum(t.size for t in g.tensors.values() if t.is_const)
+    x = next(i for i in model.graph.input if i.name == "x")
+    return {"params": int(weights), "macs": int(sum(OPS[t.op].macs(t, g) for t in g.tasks)),
+            "input": [d.dim_value for d in x.type.tensor_type.shape.dim]}
 
 
 # built with onnx.helper, not Brevitas: export() writes it directly
@@ -229,25 +223,14 @@ MODELS["intar-cnn4l"] = ZooModel("intar-cnn4l", "InTAR CNN-4L: 1-channel 224x224
                                  ("default",), _intar_cnn4l)
 
 
-def _codenet(config: str, act_bits: int, weight_bits: int):
-    from . import codenet
-    return codenet.build(config, act_bits, weight_bits)
-
-
-def _gpt2(config: str, act_bits: int, weight_bits: int, phase: str = "prefill", seq_len: int = None):
-    from . import gpt2
-    return gpt2.build(config, act_bits, weight_bits, phase, seq_len)
-
-
 MODELS["gpt2"] = ZooModel("gpt2", "GPT-2: pre-LN decoder, causal MHA, GELU FFN, tied LM head; W4A8 (prefill/decode)",
-                          ("tiny", "small", "medium"), _gpt2, default_act_bits=8, default_weight_bits=4, opset=17,
-                          options=("phase", "seq_len"),
-                          stats=lambda config: __import__("hlsgen.zoo.gpt2", fromlist=["x"]).stats(config))
+                          ("tiny", "small", "medium"), gpt2.build, default_act_bits=8, default_weight_bits=4, opset=17,
+                          options=("phase", "seq_len"), stats=gpt2.stats)
 
 MODELS["codenet"] = ZooModel("codenet", "CoDeNet: ShuffleNetV2 + CenterNet, depthwise deformable decoder, W4A8",
-                             ("a", "b", "c", "d", "e", "tiny"), _codenet, default_act_bits=8, default_weight_bits=4,
+                             ("a", "b", "c", "d", "e", "tiny"), codenet.build, default_act_bits=8, default_weight_bits=4,
                              opset=19,   # ONNX DeformConv exists from opset 19
-                             prepare=lambda net, shape, seed: __import__("hlsgen.zoo.codenet", fromlist=["x"]).spread_offsets(net, shape, seed))
+                             prepare=codenet.spread_offsets)
 
 
 def model_stats(name: str, config: str, act_bits: int, weight_bits: int) -> Dict:
@@ -335,6 +318,8 @@ def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int, **
     if name not in MODELS:
         raise HlsgenError(f"unknown zoo model {name!r}; `hlsgen zoo --list` shows them")
     m = MODELS[name]
+    if m.build is None:
+        raise HlsgenError(f"zoo model {name} is not a PyTorch model; export it with `hlsgen zoo {name}`")
     if config not in m.configs:
         raise HlsgenError(f"zoo model {name}: unknown config {config!r}; choose one of {', '.join(m.configs)}")
     for what, bits in (("--act-bits", act_bits), ("--weight-bits", weight_bits)):
@@ -381,7 +366,6 @@ def export(name: str, config: str, path, fmt: str = "qonnx", seed: int = 0, act_
 
     m = MODELS.get(name)
     if name == "deformconv":
-        from . import deformconv
         from ..pipeline import write_atomic
         if fmt != "qcdq":
             raise HlsgenError("zoo model deformconv is built with onnx.helper in QCDQ form only; use --format qcdq")

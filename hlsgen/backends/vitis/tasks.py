@@ -58,8 +58,7 @@ def requant_context(task: Task, graph: Graph, shape) -> Dict:
     return {
         "width": width, "channels": channels, "inner": int(np.prod(shape[axis + 1:], dtype=np.int64)),
         "mult": [_per_channel(m, channels) for m in rq.multipliers],
-        "bias": [int_literal(int(b), width) for b in _per_channel(rq.bias, channels)] if np.asarray(rq.bias).dtype != object
-        else [int_literal(int(b), width) for b in (list(np.asarray(rq.bias).reshape(-1)) * channels)[:channels]],
+        "bias": [int_literal(b, width) for b in _per_channel(rq.bias, channels)],   # may exceed 64 bits
         "shift": _per_channel(rq.shift, channels), "lo": _per_channel(rq.lo, channels), "hi": _per_channel(rq.hi, channels),
         "zp": int(rq.zero_point), "rounding": "HALF_EVEN" if rq.rounding == "half_even" else "FLOOR",
     }
@@ -79,7 +78,7 @@ def task_context(task: Task, graph: Graph, fn_name: str) -> Dict:
     }
     out_shape = tuple(t_out[0].shape)
     a = task.attrs
-    if "requant" in a and task.op in ("conv", "linear", "requant", "add", "avgpool"):
+    if "requant" in a:
         ctx["rq"] = requant_context(task, graph, out_shape)
     if consts:
         w = graph.tensors[consts[0]]
