@@ -76,6 +76,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compare-modes", action="store_true", help="schedule in all three modes and compare them")
     p.add_argument("--json", metavar="FILE", help="write the schedule (or the comparison) as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="write a Gantt chart of the stages with resource-use bars")
+
+    p = sub.add_parser("build", help="emit a complete Vitis HLS project (C++, testbench, Tcl, v++ config, host, Makefile)",
+                       description="Schedule the model and emit a Vitis HLS project whose `make csim` checks the C++ "
+                                   "bit for bit against the golden. MODEL is an ONNX file or a design YAML "
+                                   "(designs/*.yaml); options given here override the design's.")
+    p.add_argument("model", metavar="MODEL.onnx|DESIGN.yaml")
+    p.add_argument("--shape", action="append", default=[], metavar="NAME=D0,D1,...", help="fix a symbolic input shape")
+    p.add_argument("--device", metavar="NAME|FILE.yaml", help="target device (required for an ONNX file)")
+    p.add_argument("--mode", choices=["auto", "dataflow", "sequential"], help="schedule mode (default auto)")
+    p.add_argument("--clock", type=float, metavar="MHZ", help="clock in MHz (default: the device profile's)")
+    p.add_argument("--resource-cap", type=float, metavar="F", help="fraction of each resource the design may use (default 0.8)")
+    p.add_argument("--objective", choices=["latency", "throughput"], help="what to minimize (default latency)")
+    p.add_argument("--weights", choices=["auto", "onchip", "offchip"], help="weight placement (default auto)")
+    p.add_argument("--port-bits", type=int, help="AXI port width for off-chip streams (default 512)")
+    p.add_argument("--max-segment", type=int, help="longest stage the auto search considers (default 24)")
+    p.add_argument("--seed", type=int, help="seed of the random input the golden data is made from (default 0)")
+    p.add_argument("--input", action="append", default=[], metavar="[NAME=]X.npy", help="float input array instead of a seeded one")
+    p.add_argument("-o", "--output", metavar="OUT", help="project folder (default build/<design name> or build/<model name>)")
+    p.add_argument("--force", action="store_true", help="replace an existing project folder (only once the new one is complete)")
     return ap
 
 
@@ -234,11 +253,69 @@ def cmd_schedule(a) -> int:
     return 0
 
 
+def cmd_build(a) -> int:
+    import dataclasses
+    import tempfile
+    from pathlib import Path
+
+    from . import pipeline
+    from .backends.vitis.project import build
+    from .design import Design, load_design, materialize_model
+    from .schedule import ScheduleOptions, load_device, schedule
+
+    t0 = time.perf_counter()
+    steps = 6
+
+    def step(k, msg):
+        print(f"hlsgen build [{k}/{steps}] {msg} ({time.perf_counter() - t0:.1f} s)", file=sys.stderr, flush=True)
+
+    if a.model.endswith((".yaml", ".yml")):
+        design = load_design(a.model)
+    else:
+        if not a.device:
+            raise HlsgenError("hlsgen build MODEL.onnx needs --device NAME (see `hlsgen devices`) or a design YAML")
+        stem = "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in Path(a.model).stem)[:64] or "model"
+        design = Design(name=stem, path=Path(a.model), model=Path(a.model), device=a.device)
+    cli = {"mode": a.mode, "clock": a.clock, "resource_cap": a.resource_cap, "objective": a.objective,
+           "weights": a.weights, "port_bits": a.port_bits, "max_segment": a.max_segment}
+    o = dict(design.options, **{k: v for k, v in cli.items() if v is not None})
+    opts = ScheduleOptions(mode=o.get("mode", "auto"), clock_mhz=o.get("clock"), resource_cap=o.get("resource_cap", 0.8),
+                           objective=o.get("objective", "latency"), weights=o.get("weights", "auto"),
+                           port_bits=o.get("port_bits", 512), max_segment=o.get("max_segment", 24))
+    opts.check()
+    device = load_device(a.device or design.device)
+    out = Path(a.output or design.output or f"build/{design.name}")
+    if out.exists() and not a.force:
+        raise HlsgenError(f"{out} already exists; pass --force to replace it")
+    seed = a.seed if a.seed is not None else design.seed
+    with tempfile.TemporaryDirectory(prefix="hlsgen-build-") as work:
+        if not isinstance(design.model, Path):
+            spec = ", ".join(f"{k} {v}" for k, v in design.model.items())
+            step(1, f"exporting the design's model ({spec}) with Brevitas")
+        else:
+            step(1, f"loading {design.model}")
+        model = materialize_model(design, Path(work))
+        g = pipeline.load(str(model), pipeline.parse_shapes(a.shape))
+    step(2, f"golden model on the seeded input (seed {seed}): {len(g.tasks)} tasks")
+    ints = pipeline.quantize_inputs(g, pipeline.float_inputs(g, a.input, seed))
+    values = pipeline.run_golden(g, ints)
+    step(3, f"scheduling on {device.name} ({opts.mode}, resource cap {opts.resource_cap})")
+    s = schedule(g, device, dataclasses.replace(opts))
+    step(4, f"{len(s.stages)} stage(s): " + ", ".join(f"{st.mode} x{len(st.tasks)}" for st in s.stages))
+    files = build(g, s, device, values, out, force=a.force, progress=lambda m: step(5, m))
+    step(6, f"wrote {out}/ ({len(files)} files)")
+    print(f"built {out}: {len(s.stages)} stage(s), modeled {s.total_cycles:,} cycles = {s.latency_ms:.4f} ms at "
+          f"{s.clock_mhz:g} MHz (MODELED, see {out}/report.md)")
+    print(f"next: make -C {out} csim    (bit-exact C simulation with g++; csynth/cosim/xclbin need Vitis)")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = build_parser()
     a = ap.parse_args(argv)
     try:
-        return {"inspect": cmd_inspect, "run": cmd_run, "devices": cmd_devices, "zoo": cmd_zoo, "schedule": cmd_schedule}[a.command](a)
+        return {"inspect": cmd_inspect, "run": cmd_run, "devices": cmd_devices, "zoo": cmd_zoo, "schedule": cmd_schedule,
+                "build": cmd_build}[a.command](a)
     except HlsgenError as exc:
         print(f"hlsgen: error: {exc}", file=sys.stderr)
         return exc.exit_code

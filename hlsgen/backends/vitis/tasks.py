@@ -4,9 +4,11 @@ One function per task, over whole-tensor arrays in row-major order:
 
     void <name>(const in0_t in0[N0], ..., out_t out0[M0], ...)
 
-This is the first slice of the Vitis backend (issue 5): the arithmetic of every Foundation op
-in C++, checked bit for bit against the golden task by task (tests/test_hls_tasks.py). The
-streaming wrappers, folding pragmas and the project around them come next.
+The arithmetic of every Foundation op in C++, checked bit for bit against the golden task by
+task (tests/test_hls_tasks.py). A task's folding (vec, pe, simd) from the Schedule shapes its
+loops: convolutions and linear layers pipeline their reduction loop at II=1 with vec x pe x
+simd lanes unrolled and the weight array partitioned to feed them. The kernel (project.py)
+wraps each task for a DATAFLOW stage or runs it on a sequential stage's core.
 """
 from __future__ import annotations
 
@@ -64,7 +66,10 @@ def requant_context(task: Task, graph: Graph, shape) -> Dict:
     }
 
 
-def task_context(task: Task, graph: Graph, fn_name: str) -> Dict:
+def task_context(task: Task, graph: Graph, fn_name: str, folding=(1, 1, 1), weights: str = "bram") -> Dict:
+    """`folding` = (vec, pe, simd) from the schedule; `weights` = its placement: "offchip" makes
+    the weight array a parameter (the caller loads it from memory), otherwise a constant ROM
+    ("registers": fully partitioned; "bram"/"uram": block ROM)."""
     if task.op not in SUPPORTED:
         raise HlsgenError(f"task {task.name!r}: op {task.op} has no HLS template yet")
     acts = [n for n in task.inputs if not graph.tensors[n].is_const]
@@ -80,20 +85,31 @@ def task_context(task: Task, graph: Graph, fn_name: str) -> Dict:
     a = task.attrs
     if "requant" in a:
         ctx["rq"] = requant_context(task, graph, out_shape)
-    if consts:
+    vec, pe, simd = (int(f) for f in folding)
+    if task.op in ("conv", "linear"):
         w = graph.tensors[consts[0]]
-        ctx["weight"] = {"ctype": ctype(w.dtype), "values": [int(v) for v in np.asarray(w.data).reshape(-1)],
-                         "shape": list(w.shape)}
-    if task.op == "conv":
-        (ph, pw) = ((a["pads"][0], a["pads"][2]), (a["pads"][1], a["pads"][3])) if a["pads"] else ((0, 0), (0, 0))
-        n, c, h, wd = graph.tensors[acts[0]].shape
-        o, cg, kh, kw = graph.tensors[consts[0]].shape
-        ctx["conv"] = dict(N=n, C=c, H=h, W=wd, O=o, CG=cg, KH=kh, KW=kw, OH=out_shape[2], OW=out_shape[3],
-                           SH=a["strides"][0], SW=a["strides"][1], DH=a["dilations"][0], DW=a["dilations"][1],
-                           PT=ph[0], PL=pw[0], G=a["groups"], OG=o // a["groups"])
-    elif task.op == "linear":
-        k = graph.tensors[acts[0]].shape[-1]
-        ctx["linear"] = dict(ROWS=int(np.prod(out_shape[:-1], dtype=np.int64)), K=k, N=out_shape[-1])
+        if task.op == "conv":
+            (ph, pw) = ((a["pads"][0], a["pads"][2]), (a["pads"][1], a["pads"][3])) if a["pads"] else ((0, 0), (0, 0))
+            n, c, h, wd = graph.tensors[acts[0]].shape
+            o, cg, kh, kw = w.shape
+            conv = dict(N=n, C=c, H=h, W=wd, O=o, CG=cg, KH=kh, KW=kw, OH=out_shape[2], OW=out_shape[3],
+                        SH=a["strides"][0], SW=a["strides"][1], DH=a["dilations"][0], DW=a["dilations"][1],
+                        PT=ph[0], PL=pw[0], G=a["groups"], OG=o // a["groups"])
+        else:
+            # a linear layer is a 1x1 convolution over rows: [ROWS, K] x [N, K]^T
+            k = graph.tensors[acts[0]].shape[-1]
+            rows = int(np.prod(out_shape[:-1], dtype=np.int64))
+            conv = dict(N=rows, C=k, H=1, W=1, O=out_shape[-1], CG=k, KH=1, KW=1, OH=1, OW=1, SH=1, SW=1, DH=1, DW=1,
+                        PT=0, PL=0, G=1, OG=out_shape[-1])
+        conv["RED"] = conv["CG"] * conv["KH"] * conv["KW"]
+        for name, f, bound in (("vec", vec, conv["OW"]), ("pe", pe, conv["O"]), ("simd", simd, conv["RED"])):
+            if bound % f:
+                raise HlsgenError(f"task {task.name!r}: folding {name}={f} does not divide {bound}")
+        conv.update(VEC=vec, PE=pe, SIMD=simd)
+        ctx["conv"] = conv
+        ctx["weight"] = {"ctype": ctype(w.dtype), "bits": w.dtype.bits, "size": w.size, "rows": conv["O"],
+                         "cols": conv["RED"], "place": weights, "param": weights == "offchip",
+                         "values": [int(v) for v in np.asarray(w.data).reshape(-1)]}
     elif task.op == "add":
         rank = len(out_shape)
         terms = []
@@ -183,17 +199,27 @@ def _with_sizes(entries: List[Dict]) -> List[Dict]:
     return entries
 
 
-def graph_task_contexts(graph: Graph) -> List[Dict]:
-    """Contexts for every task, with unique C++-safe function names."""
+def function_names(graph: Graph) -> List[str]:
+    """Unique C++-safe function names, one per task, in task order."""
     seen = set()
     out = []
     for k, t in enumerate(graph.tasks):
-        base = identifier(t.name, f"task{k}")
-        name = base
+        name = identifier(t.name, f"task{k}")
         while name in seen:
             name += "_"
         seen.add(name)
-        out.append(task_context(t, graph, name))
+        out.append(name)
+    return out
+
+
+def graph_task_contexts(graph: Graph, plans: Dict = None) -> List[Dict]:
+    """Contexts for every task; `plans` maps task name -> TaskPlan (folding, weight place)."""
+    out = []
+    for t, name in zip(graph.tasks, function_names(graph)):
+        p = (plans or {}).get(t.name)
+        fold = tuple(p.folding.as_list()) if p is not None else (1, 1, 1)
+        place = p.weights if p is not None else "bram"
+        out.append(task_context(t, graph, name, fold, place))
     return out
 
 

@@ -1,0 +1,211 @@
+"""The emitted Vitis HLS project: IR + Schedule + golden data -> files (OUT/).
+
+    OUT/hls/        kernel.cpp, kernel.h, movers.cpp, tb.cpp, hlsgen_requant.h, hlsgen_axis.h
+    OUT/scripts/    project.tcl, csim.tcl, csynth.tcl, cosim.tcl, export.tcl, vpp.cfg
+    OUT/host/       host.cpp (XRT native API)
+    OUT/data/       in*.bin, out*.bin (golden), weights.bin (off-chip weights), manifest.json
+    OUT/Makefile    csim | csynth | cosim | export | xclbin | host | clean
+    OUT/report.json the schedule (modeled figures) + model, device, hlsgen version, the build's choices
+    OUT/report.md   the same, readable
+
+Every file name is fixed or built from indices: no ONNX name reaches a path, the Makefile or a
+script; in C++ and Tcl they appear only as sanitized identifiers and labels. The tree is
+written to a temporary folder next to OUT and renamed into place only when complete, so a
+failed build leaves no partial OUT/. Nothing time- or path-dependent goes into the files
+except the Python interpreter the Makefile uses to find the ap_types headers, so building
+twice in one environment gives byte-identical trees.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable, Dict, Optional
+
+import numpy as np
+
+from ... import __version__
+from ...errors import HlsgenError
+from ...ir.graph import Graph
+from ...schedule.schedule import Schedule
+from .cpp import TEMPLATE_DIR
+from .kernel import MAX_RANK, KernelBuilder
+
+STATIC_FILES = ("hlsgen_requant.h", "hlsgen_axis.h")
+
+
+def _env():
+    import jinja2
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)), undefined=jinja2.StrictUndefined,
+                              keep_trailing_newline=True)
+
+
+def encode(values: np.ndarray, cw: int) -> bytes:
+    """Integers -> little-endian words of cw bits, as the kernel writes ap_int<cw>(T(v)):
+    sign-extended for signed types, zero-extended for unsigned ones."""
+    v = np.asarray(values, dtype=np.int64).reshape(-1)
+    if cw == 64:
+        return v.astype("<i8").tobytes()
+    mask = (1 << cw) - 1
+    return (v & mask).astype({8: "<u1", 16: "<u2", 32: "<u4"}[cw]).tobytes()
+
+
+def _vpp_sp(k: Dict, device) -> list:
+    """v++ memory-bank mapping of the off-chip bundles (Alveo and Versal data-center cards)."""
+    if device.family == "zynq_ultrascale_plus":
+        return []                      # embedded platforms: the PS DDR, no bank mapping
+    mem = device.main_memory
+    bank = "HBM" if mem.kind.upper().startswith("HBM") else "DDR"
+    out = [f"hlsgen_kernel_1.m_axi_{b}:{bank}[{int(b[4:]) % mem.channels}]" for b in k["bundles"]]
+    n = len(k["bundles"])
+    for i, _ in enumerate(k["inputs"]):
+        out.append(f"mm2s_in{i}_1.m_axi_gmem:{bank}[{(n + i) % mem.channels}]")
+    for i, _ in enumerate(k["outputs"]):
+        out.append(f"s2mm_out{i}_1.m_axi_gmem:{bank}[{(n + len(k['inputs']) + i) % mem.channels}]")
+    return out
+
+
+def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray]) -> Dict[str, bytes]:
+    """Every file of the project, by relative path."""
+    kb = KernelBuilder(graph, sched, device)
+    k = kb.context()
+    for s in k["outputs"]:
+        t = graph.tensors[s.tensor]
+        s.rank, s.shape = len(t.shape), list(t.shape)
+    n_streams = len(k["inputs"]) + len(k["outputs"])
+    for i, s in enumerate(k["spills"]):
+        s.arg = n_streams + i
+    k["wmem_arg"] = n_streams + len(k["spills"])
+    top = ([f"hls::stream<hlsgen::axis_word<{s.cw}> > &in{i}" for i, s in enumerate(k["inputs"])] +
+           [f"hls::stream<hlsgen::axis_word<{s.cw}> > &out{i}" for i, s in enumerate(k["outputs"])] +
+           [s.param() for s in k["spills"]] + ([f"const ap_int<{kb.wcw}> *wmem"] if k["weights_offchip"] else []))
+    top_args = ([f"in{i}" for i in range(len(k["inputs"]))] + [f"out{i}" for i in range(len(k["outputs"]))] +
+                [s.var for s in k["spills"]] + (["wmem"] if k["weights_offchip"] else []))
+    ctx = {"k": k, "version": __version__, "device": device.name, "mode": sched.mode, "rank": MAX_RANK,
+           "top_ports": ", ".join(top), "top_args": ", ".join(top_args), "platform": device.platform,
+           "part": device.part, "period_ns": round(1000.0 / sched.clock_mhz, 3), "clock_hz": int(sched.clock_mhz * 1e6),
+           "python": sys.executable, "sp": _vpp_sp(k, device),
+           "mover_xos": " ".join([f"movers_prj/movers/impl/mm2s_in{i}.xo" for i in range(len(k["inputs"]))] +
+                                 [f"movers_prj/movers/impl/s2mm_out{i}.xo" for i in range(len(k["outputs"]))])}
+    env = _env()
+    files: Dict[str, bytes] = {}
+    for tpl, path in (("kernel.cpp.j2", "hls/kernel.cpp"), ("kernel.h.j2", "hls/kernel.h"),
+                      ("movers.cpp.j2", "hls/movers.cpp"), ("tb.cpp.j2", "hls/tb.cpp"),
+                      ("project.tcl.j2", "scripts/project.tcl"), ("csim.tcl.j2", "scripts/csim.tcl"),
+                      ("csynth.tcl.j2", "scripts/csynth.tcl"), ("cosim.tcl.j2", "scripts/cosim.tcl"),
+                      ("export.tcl.j2", "scripts/export.tcl"), ("vpp.cfg.j2", "scripts/vpp.cfg"),
+                      ("host.cpp.j2", "host/host.cpp"), ("Makefile.j2", "Makefile")):
+        files[path] = env.get_template(tpl).render(**ctx).encode()
+    for name in STATIC_FILES:
+        files[f"hls/{name}"] = (TEMPLATE_DIR / name).read_bytes()
+    manifest = {"inputs": [], "outputs": [], "weights": None}
+    for i, s in enumerate(k["inputs"]):
+        files[f"data/in{i}.bin"] = encode(values[s.tensor], s.cw)
+        manifest["inputs"].append({"file": f"in{i}.bin", "port": f"in{i}", "tensor": s.tensor, "ctype": s.ctype,
+                                   "shape": list(graph.tensors[s.tensor].shape), "word_bits": s.cw})
+    for i, s in enumerate(k["outputs"]):
+        files[f"data/out{i}.bin"] = encode(values[s.tensor], s.cw)
+        manifest["outputs"].append({"file": f"out{i}.bin", "port": f"out{i}", "tensor": s.tensor, "ctype": s.ctype,
+                                    "shape": s.shape, "word_bits": s.cw})
+    if k["weights_offchip"]:
+        files["data/weights.bin"] = encode(kb.weight_image, kb.wcw)
+        manifest["weights"] = {"file": "weights.bin", "words": int(kb.weight_image.size), "word_bits": kb.wcw,
+                               "offsets": {name: off for name, off in kb.woff.items()}}
+    files["data/manifest.json"] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+    report = sched.to_json(device)
+    report["hlsgen_version"] = __version__
+    report["model_name"] = graph.name
+    report["build"] = build_facts(k)
+    files["report.json"] = (json.dumps(report, indent=2, sort_keys=True) + "\n").encode()
+    files["report.md"] = report_md(graph, sched, device, k).encode()
+    return files
+
+
+def build_facts(k: Dict) -> Dict:
+    """What the emitted kernel realizes, beside the schedule's figures."""
+    stages = []
+    for st in k["stages"]:
+        d = {"index": st["index"], "mode": st["mode"], "function": st["fn"], "tasks": st["tasks"]}
+        if st["mode"] == "dataflow":
+            d["streams"] = [{"name": s["name"], "tensor": s["label"], "depth": s["depth"],
+                             "scheduled_depth": s["scheduled"]} for s in st["streams"]]
+        else:
+            d["configuration_words"] = len(st["program"])
+            d["core_pe_lanes"] = st["pe"]
+        stages.append(d)
+    return {"top": "hlsgen_kernel", "stages": stages,
+            "stores": [{"var": s.var, "tensor": s.label, "kind": s.kind, "ctype": s.ctype, "elements": s.size,
+                        "impl": s.impl, "bundle": s.bundle} for s in
+                       k["inputs"] + k["outputs"] + k["spads"] + k["spills"]],
+            "weights_offchip": k["weights_offchip"]}
+
+
+def report_md(graph: Graph, sched: Schedule, device, k: Dict) -> str:
+    from ...report.schedule import format_schedule
+    lines = [f"# hlsgen build: {k['model']} on {device.name}", "",
+             f"hlsgen {__version__}; device {device.name} ({device.part}, platform {device.platform}); "
+             f"{sched.mode} schedule at {sched.clock_mhz:g} MHz, resource cap {sched.resource_cap:g}.", "",
+             "## Schedule (MODELED: hlsgen cost model, not simulated or synthesized)", "", "```",
+             format_schedule(sched, device), "```", "", "## What the kernel realizes", ""]
+    for st in k["stages"]:
+        if st["mode"] == "dataflow":
+            grown = [s for s in st["streams"] if s["whole"]]
+            lines.append(f"- stage {st['index']} (`{st['fn']}`): DATAFLOW region, {len(st['procs'])} task processes, "
+                         f"{len(st['loaders'])} loaders, {len(st['storers'])} storers, {len(st['streams'])} hls::stream FIFOs"
+                         + (f"; {len(grown)} FIFOs hold a whole tensor (their producer fans out)" if grown else ""))
+        else:
+            lines.append(f"- stage {st['index']} (`{st['fn']}`): reconfigurable core, {len(st['program'])} configuration "
+                         f"words, {st['pe']} output-channel lanes, operands {len(st['operands'])} stored tensors")
+    lines += ["", "| storage | tensor | kind | type | elements | where |", "|---|---|---|---|---:|---|"]
+    for s in k["inputs"] + k["outputs"] + k["spads"] + k["spills"]:
+        where = {"input": "AXI4-Stream in, buffered on chip", "output": "buffered on chip, AXI4-Stream out",
+                 "scratchpad": f"scratchpad ({s.impl})", "offchip": f"off-chip, m_axi bundle {s.bundle}"}[s.kind]
+        lines.append(f"| `{s.var}` | {s.label} | {s.kind} | `{s.ctype}` | {s.size} | {where} |")
+    lines += ["", "## Run it", "", "```", "make csim      # g++ C simulation, bit-exact check against data/out*.bin",
+              "make csynth    # needs vitis_hls", "make cosim     # needs vitis_hls", "make xclbin    # needs v++",
+              "```", ""]
+    return "\n".join(lines)
+
+
+def write_tree(out: Path, files: Dict[str, bytes], force: bool) -> None:
+    """Write all files under a temporary folder beside `out`, then move it into place. An
+    existing `out` is replaced only with `force`, and only after the new tree is complete."""
+    out = Path(out)
+    if out.exists() and not force:
+        raise HlsgenError(f"{out} already exists; pass --force to replace it")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    old = None
+    try:
+        for rel, data in sorted(files.items()):
+            p = tmp / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(data)
+        for d in ("results", "build"):
+            (tmp / d).mkdir(exist_ok=True)
+        tmp.chmod(0o755)
+        if out.exists():
+            old = out.with_name(f".{out.name}.old-{tmp.name.rsplit('-', 1)[-1]}")
+            out.rename(old)
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None and not out.exists():
+            old.rename(out)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def build(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray], out, force: bool = False,
+          progress: Optional[Callable[[str], None]] = None) -> Dict[str, bytes]:
+    say = progress or (lambda msg: None)
+    if Path(out).exists() and not force:
+        raise HlsgenError(f"{out} already exists; pass --force to replace it")
+    say("rendering the HLS project")
+    files = render(graph, sched, device, values)
+    say(f"writing {len(files)} files")
+    write_tree(Path(out), files, force)
+    return files
