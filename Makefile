@@ -8,7 +8,8 @@ DEMO   := build/demo
 
 .PHONY: install demo test test-fast clean help
 help:
-	@echo "make demo   build a small Brevitas CNN, inspect it, run the golden against the float model"
+	@echo "make demo   build a small Brevitas CNN, inspect it, run the golden against the float model,"
+	@echo "            schedule it, emit its Vitis HLS project and C-simulate it bit-exact (make csim)"
 	@echo "make test   the whole test suite (what CI runs)"
 	@echo "make install  create .venv with hlsgen, Brevitas (CPU torch), test tools"
 
@@ -25,6 +26,9 @@ demo: install
 	$(VENV)/bin/hlsgen inspect $(DEMO)/demo_cnn.onnx
 	$(VENV)/bin/hlsgen run $(DEMO)/demo_cnn.onnx --seed 0 --compare -o $(DEMO)/out.npy
 	$(VENV)/bin/hlsgen schedule $(DEMO)/demo_cnn.onnx --device ultra96v2 --compare-modes --json $(DEMO)/schedule.json --plot $(DEMO)/schedule.png
+	$(VENV)/bin/hlsgen build designs/demo-cnn-ultra96.yaml -o $(DEMO)/prj --force
+	$(MAKE) --no-print-directory -C $(DEMO)/prj csim
+	@echo "demo: the HLS project is in $(DEMO)/prj (report.md; make csynth/cosim/xclbin there where Vitis is installed)"
 
 test: install
 	$(PY) -m pytest -q

@@ -21,6 +21,15 @@
 #pragma GCC diagnostic pop
 #endif
 
+// Constant tables (weights, constants): the exact ap_int type in synthesis; a plain C integer
+// type holding the same values in C simulation, because g++ needs gigabytes of memory to build
+// large initializer lists of ap_int objects. Every read converts to the exact type.
+#ifdef __SYNTHESIS__
+#define HLSGEN_ROM(EXACT, PLAIN) EXACT
+#else
+#define HLSGEN_ROM(EXACT, PLAIN) PLAIN
+#endif
+
 namespace hlsgen {
 
 enum Rounding { HALF_EVEN = 0, FLOOR = 1 };

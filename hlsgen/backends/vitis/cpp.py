@@ -48,3 +48,15 @@ def requant_width(rq) -> int:
     negative value left by the largest shift (round_shift computes floor << shift)."""
     max_shift = int(np.max(np.asarray(rq.shift).astype(np.int64)))
     return max(int(rq.product_bits), max_shift + 2) + 1
+
+
+def c_int_type(values) -> str:
+    """The smallest plain C integer type holding every value: constant tables are stored in it
+    in C simulation (g++ needs gigabytes to compile large ap_int initializer lists); synthesis
+    uses the exact ap_int type (HLSGEN_ROM in hlsgen_requant.h)."""
+    a = np.asarray(values, dtype=np.int64)
+    lo, hi = (int(a.min()), int(a.max())) if a.size else (0, 0)
+    for name, bits in (("signed char", 8), ("short", 16), ("int", 32)):
+        if -(1 << (bits - 1)) <= lo and hi < (1 << (bits - 1)):
+            return name
+    return "long long"

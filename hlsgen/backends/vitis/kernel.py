@@ -26,7 +26,7 @@ import numpy as np
 from ...errors import HlsgenError
 from ...ir.graph import Graph
 from ...schedule.schedule import Schedule
-from .cpp import int_literal, requant_width
+from .cpp import c_int_type, int_literal, requant_width
 from .tasks import _layout, _per_channel, _strides, ctype, graph_task_contexts
 
 MAX_RANK = 6
@@ -243,6 +243,7 @@ class KernelBuilder:
                 if g.tensors[n].is_const:
                     t = g.tensors[n]
                     consts.append({"id": opid[n], "var": f"c{st.index}_{len(consts)}", "ctype": ctype(t.dtype),
+                                   "plain": c_int_type(t.data),
                                    "values": [int(v) for v in np.asarray(t.data).reshape(-1)], "size": t.size})
                 else:
                     ops.append(self.stores[n])
@@ -315,12 +316,13 @@ class KernelBuilder:
             p["f"] = p["f"] + [0] * (nf - len(p["f"]))
         wvals = wrom or [0]
         wbits = max(1, max(int(abs(v)).bit_length() for v in wvals) + 1)
+        wplain = c_int_type(wvals)
         uses_woff = any(p["f"][0] == KIND_WINDOW and p["f"][5] == 1 for p in program)
         return {"mode": "sequential", "index": st.index, "fn": f"stage{st.index}", "program": program, "nf": nf,
                 "operands": [{"id": opid[s.tensor], "store": s} for s in ops], "consts": consts,
                 "params": sorted(ops, key=lambda s: s.var), "weights": uses_woff,
                 "rq": _rq_table(rq_rows, width, nterms), "width": width, "sb": sb, "nterms": nterms, "pe": pe,
-                "wrom": wvals, "wbits": wbits, "tasks": [g.tasks[k].name for k in ks],
+                "wrom": wvals, "wbits": wbits, "wplain": wplain, "tasks": [g.tasks[k].name for k in ks],
                 "kinds": sorted({p["f"][0] for p in program})}
 
     def _move(self, e: Dict, t, operand, acts) -> List[int]:

@@ -142,13 +142,30 @@ def build_facts(k: Dict) -> Dict:
             "weights_offchip": k["weights_offchip"]}
 
 
+def _labelled(sched: Schedule) -> Schedule:
+    """A copy of the schedule whose task and tensor names are sanitized labels (for report.md)."""
+    import copy
+
+    from .kernel import _label
+    s = copy.deepcopy(sched)
+    s.model = _label(s.model)
+    for st in s.stages:
+        for t in st.tasks:
+            t.name = _label(t.name)
+        for b in st.buffers:
+            b.tensor = _label(b.tensor)
+        if st.bottleneck:
+            st.bottleneck = _label(st.bottleneck)
+    return s
+
+
 def report_md(graph: Graph, sched: Schedule, device, k: Dict) -> str:
     from ...report.schedule import format_schedule
     lines = [f"# hlsgen build: {k['model']} on {device.name}", "",
              f"hlsgen {__version__}; device {device.name} ({device.part}, platform {device.platform}); "
              f"{sched.mode} schedule at {sched.clock_mhz:g} MHz, resource cap {sched.resource_cap:g}.", "",
              "## Schedule (MODELED: hlsgen cost model, not simulated or synthesized)", "", "```",
-             format_schedule(sched, device), "```", "", "## What the kernel realizes", ""]
+             format_schedule(_labelled(sched), device), "```", "", "## What the kernel realizes", ""]
     for st in k["stages"]:
         if st["mode"] == "dataflow":
             grown = [s for s in st["streams"] if s["whole"]]

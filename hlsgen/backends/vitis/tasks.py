@@ -19,7 +19,7 @@ import numpy as np
 from ...errors import HlsgenError
 from ...ir.graph import Graph, Task
 from ...ir.types import IntType
-from .cpp import identifier, int_literal, requant_width
+from .cpp import c_int_type, identifier, int_literal, requant_width
 
 SUPPORTED = ("conv", "linear", "requant", "add", "clip", "maxpool", "avgpool", "reshape", "transpose",
              "channel_shuffle", "concat", "split", "slice", "resize")
@@ -107,7 +107,7 @@ def task_context(task: Task, graph: Graph, fn_name: str, folding=(1, 1, 1), weig
                 raise HlsgenError(f"task {task.name!r}: folding {name}={f} does not divide {bound}")
         conv.update(VEC=vec, PE=pe, SIMD=simd)
         ctx["conv"] = conv
-        ctx["weight"] = {"ctype": ctype(w.dtype), "bits": w.dtype.bits, "size": w.size, "rows": conv["O"],
+        ctx["weight"] = {"ctype": ctype(w.dtype), "plain": c_int_type(w.data), "bits": w.dtype.bits, "size": w.size, "rows": conv["O"],
                          "cols": conv["RED"], "place": weights, "param": weights == "offchip",
                          "values": [int(v) for v in np.asarray(w.data).reshape(-1)]}
     elif task.op == "add":
@@ -120,6 +120,7 @@ def task_context(task: Task, graph: Graph, fn_name: str, folding=(1, 1, 1), weig
         ctx["add"] = dict(dims=list(out_shape), terms=terms)
         ctx["inputs"] = [{"ctype": ctype(graph.tensors[n].dtype), "size": graph.tensors[n].size,
                           "shape": list(graph.tensors[n].shape), "zp": _zp(graph, n),
+                          "plain": c_int_type(graph.tensors[n].data) if graph.tensors[n].is_const else None,
                           "const": [int(v) for v in np.asarray(graph.tensors[n].data).reshape(-1)]
                           if graph.tensors[n].is_const else None} for n in task.inputs]
     elif task.op == "requant":

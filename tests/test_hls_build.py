@@ -1,0 +1,248 @@
+"""`hlsgen build` end to end: the emitted project's `make csim` (g++ -Wall -Wextra -Werror with
+hls4ml's ap_types) is bit-exact with the golden for every Foundation test net, in all three
+schedule modes, on an unconstrained device and under a resource cap that forces sequential
+stages, off-chip spills and streamed weights. Plus: mismatch reports, determinism, atomic
+output, hostile names, the Vitis targets without Vitis, design files, speed."""
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+NETS = ["conv_bn_relu", "depthwise_s2", "pointwise", "maxpool", "residual", "gap_linear", "mlp_w4", "mlp_w8",
+        "demo_cnn", "shuffle_block"]
+SMALL = ROOT / "designs" / "devices" / "small.yaml"
+# (device, extra options): the data-center card with everything on chip, and a small FPGA at a
+# 20% cap where activations spill off chip and weights stream from memory
+TARGETS = {"free": ("u280", []), "capped": (str(SMALL), ["--resource-cap", "0.2", "--weights", "offchip"])}
+
+
+def make(out, *targets, env=None):
+    return subprocess.run(["make", "-C", str(out), *targets], capture_output=True, text=True, timeout=600,
+                          env=env or os.environ)
+
+
+def csim(out):
+    r = make(out, "csim")
+    res = out / "results" / "csim.json"
+    return r, (json.loads(res.read_text()) if res.exists() else None)
+
+
+def report(out):
+    return json.loads((out / "report.json").read_text())
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+@pytest.mark.parametrize("mode", ["dataflow", "sequential", "auto"])
+@pytest.mark.parametrize("net", NETS)
+def test_csim_bit_exact(exported, tmp_path, net, mode, target):
+    device, extra = TARGETS[target]
+    out = tmp_path / "prj"
+    b = run_cli("build", exported(net, "qcdq"), "--device", device, "--mode", mode, "-o", out, *extra)
+    if b.returncode != 0:
+        # only a whole-graph dataflow design may not fit the capped device, and then the build
+        # says so in one line, exits 2 and leaves nothing behind
+        assert target == "capped" and mode == "dataflow", b.stderr
+        assert b.returncode == 2 and "does not fit" in b.stderr and len(b.stderr.strip().splitlines()) <= 7
+        assert not out.exists() and not list(tmp_path.glob(".prj*"))
+        return
+    r, res = csim(out)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert res["passed"] and res["mismatches"] == 0 and res["elements"] > 0, res
+    modes = [s["mode"] for s in report(out)["stages"]]
+    if mode != "auto":
+        assert modes == [mode]
+    if target == "capped" and mode != "dataflow":
+        src = (out / "hls" / "kernel.cpp").read_text()
+        assert "wmem" in src                      # weights stream from off-chip memory
+
+
+def test_capped_schedule_mixes_modes_and_spills(exported, tmp_path):
+    """The capped target really exercises what it is for: sequential stages next to dataflow
+    ones, activations spilled to m_axi and read back by both kinds of stage."""
+    out = tmp_path / "prj"
+    b = run_cli("build", exported("shuffle_block", "qcdq"), "--device", SMALL, "--resource-cap", "0.2",
+                "--weights", "offchip", "-o", out)
+    assert b.returncode == 0, b.stderr
+    rep = report(out)
+    assert {s["mode"] for s in rep["stages"]} == {"dataflow", "sequential"}
+    spills = [s for s in rep["build"]["stores"] if s["kind"] == "offchip"]
+    assert spills and all(s["bundle"].startswith("gmem") for s in spills)
+    src = (out / "hls" / "kernel.cpp").read_text()
+    assert "#pragma HLS INTERFACE mode=m_axi port=spill0" in src and "#pragma HLS DATAFLOW" in src
+    assert "_cfg_t c = cfgq.read();" in src          # the core pops configuration words
+    r, res = csim(out)
+    assert r.returncode == 0 and res["passed"], r.stdout[-2000:]
+
+
+def test_mismatch_is_reported_with_tensor_index_and_coordinates(exported, tmp_path):
+    out = tmp_path / "prj"
+    assert run_cli("build", exported("conv_bn_relu", "qcdq"), "--device", "u280", "-o", out).returncode == 0
+    gold = out / "data" / "out0.bin"
+    data = bytearray(gold.read_bytes())
+    data[37] ^= 0x01                                 # one element of the golden output, one bit
+    gold.write_bytes(bytes(data))
+    r, res = csim(out)
+    assert r.returncode != 0
+    assert res == {"passed": False, "mismatches": 1, "elements": len(data), "protocol_ok": True}
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("MISMATCH"))
+    assert "out0" in line and "index 37 [0,0,2,5]" in line and "expected" in line and "got" in line
+    assert "FAILED: 1 mismatches" in r.stdout
+
+
+def test_build_is_deterministic(exported, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        assert run_cli("build", exported("shuffle_block", "qcdq"), "--device", SMALL, "--resource-cap", "0.2",
+                       "-o", out).returncode == 0
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*"))
+    assert files_a == sorted(p.relative_to(b) for p in b.rglob("*"))
+    for rel in files_a:
+        if (a / rel).is_file():
+            assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
+
+
+def test_existing_output_is_refused_and_replaced_only_on_success(exported, tmp_path):
+    out = tmp_path / "prj"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    r = run_cli("build", exported("pointwise", "qcdq"), "--device", "u280", "-o", out)
+    assert r.returncode == 2 and "--force" in r.stderr and (out / "keep.txt").read_text() == "mine"
+    # a build that fails (the model has an op without an HLS template) keeps the old folder
+    bad = tmp_path / "softmax.onnx"
+    _softmax_model(bad)
+    r = run_cli("build", bad, "--device", "u280", "-o", out, "--force")
+    assert r.returncode == 2 and "no HLS template" in r.stderr, r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if not ln.startswith("hlsgen build [")]
+    assert len(errors) == 1 and errors[0].startswith("hlsgen: error: task"), r.stderr
+    assert (out / "keep.txt").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prj", "softmax.onnx"]    # no partial trees
+    r = run_cli("build", exported("pointwise", "qcdq"), "--device", "u280", "-o", out, "--force")
+    assert r.returncode == 0 and not (out / "keep.txt").exists() and (out / "Makefile").exists()
+
+
+def _softmax_model(path):
+    """x -> Quant -> Softmax -> Quant -> y: a quantized softmax (no HLS template yet)."""
+    import onnx
+    from onnx import TensorProto, helper
+    from onnx_builders import QDOMAIN, c, quant
+
+    nodes = [quant("x", "xq", "s_in", name="in_quant"), helper.make_node("Softmax", ["xq"], ["sm"], axis=-1, name="sm"),
+             quant("sm", "y", "s_out", name="out_quant")]
+    g = helper.make_graph(nodes, "softmax_net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          [c("s_in", 0.05), c("s_out", 1 / 256), c("zp", 0.0), c("bits8", 8.0)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid(QDOMAIN, 1)])
+    m.ir_version = 8
+    onnx.save(m, path)
+
+
+def test_hostile_onnx_names_build_and_simulate(tmp_path):
+    """Quotes, $(...), backticks, semicolons, brackets, newlines and #include in every ONNX name:
+    the project builds, csim passes, nothing runs, and no raw name reaches C++, Tcl or make."""
+    import onnx
+    from onnx_builders import relu_net
+
+    evil_in = 'x"; $(touch PWNED_IN) `touch PWNED_BT`; [exec touch PWNED_TCL]\n#include <x>'
+    evil_node = 'act\n#include "evil.h"\n}; int y( $(touch PWNED_NODE)'
+    evil_out = "y'; rm -rf / #\n$(touch PWNED_OUT)"
+    m = relu_net(input_name=evil_in, node_name=evil_node)
+    for node in m.graph.node:
+        node.output[:] = [evil_out if o == "y" else o for o in node.output]
+    m.graph.output[0].name = evil_out
+    p = tmp_path / "hostile.onnx"
+    onnx.save(m, p)
+    out = tmp_path / "prj"
+    r = run_cli("build", p, "--device", "u280", "-o", out, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    r, res = csim(out)
+    assert r.returncode == 0 and res["passed"], r.stdout[-2000:]
+    for f in out.rglob("*"):
+        if f.is_file() and f.suffix not in (".bin", ".json") and f.name != "csim":
+            text = f.read_text()
+            for bad in ("touch PWNED", "rm -rf /", "#include <x>", '#include "evil.h"', "int y(", "[exec", "`touch"):
+                assert bad not in text, (f, bad)
+    assert not list(tmp_path.rglob("PWNED*")) and not list(ROOT.glob("PWNED*"))
+
+
+def test_vitis_targets_name_the_missing_tool(exported, tmp_path):
+    out = tmp_path / "prj"
+    assert run_cli("build", exported("pointwise", "qcdq"), "--device", "u280", "-o", out).returncode == 0
+    env = dict(os.environ, PATH="/usr/bin:/bin")       # no Vitis here, and none on this PATH
+    assert shutil.which("vitis_hls", path=env["PATH"]) is None
+    for target, tool in (("csynth", "vitis_hls"), ("cosim", "vitis_hls"), ("export", "vitis_hls"), ("xclbin", "v++")):
+        r = make(out, target, env=env)
+        assert r.returncode == 2, (target, r.stdout, r.stderr)
+        assert f"{tool} is not on PATH" in r.stdout, (target, r.stdout)
+    env.pop("XILINX_XRT", None)
+    r = make(out, "host", env=env)
+    assert r.returncode == 2 and "XILINX_XRT is not set" in r.stdout
+    # the scripts and the v++ config are there for when Vitis is
+    cfg = (out / "scripts" / "vpp.cfg").read_text()
+    assert "stream_connect=mm2s_in0_1.out:hlsgen_kernel_1.in0" in cfg and "sp=mm2s_in0_1.m_axi_gmem:HBM[" in cfg
+    assert "csynth_design" in (out / "scripts" / "csynth.tcl").read_text()
+    assert "set_part xcu280" in (out / "scripts" / "project.tcl").read_text()
+    assert make(out, "clean").returncode == 0 and not (out / "build").exists()
+
+
+def test_tiny_build_and_csim_speed(exported, tmp_path):
+    model = exported("demo_cnn", "qcdq")
+    out = tmp_path / "prj"
+    t = time.perf_counter()
+    r = run_cli("build", model, "--device", "ultra96v2", "-o", out)
+    build_s = time.perf_counter() - t
+    assert r.returncode == 0, r.stderr
+    t = time.perf_counter()
+    r, res = csim(out)
+    csim_s = time.perf_counter() - t
+    assert r.returncode == 0 and res["passed"]
+    assert build_s < 2.0, f"build took {build_s:.2f} s"
+    assert csim_s < 60.0, f"make csim took {csim_s:.1f} s"
+    assert "hlsgen build [6/6]" in run_cli("build", model, "--device", "ultra96v2", "-o", tmp_path / "p2").stderr
+
+
+@pytest.mark.parametrize("design", ["demo-cnn-ultra96", "demo-cnn-kv260-sequential", "shuffle-block-capped"])
+def test_shipped_designs_build_and_simulate(tmp_path, design):
+    out = tmp_path / design
+    r = run_cli("build", ROOT / "designs" / f"{design}.yaml", "-o", out)
+    assert r.returncode == 0, r.stderr
+    rep = report(out)
+    assert rep["hlsgen_version"] and rep["device"]["name"] and rep["figures"].startswith("modeled")
+    r, res = csim(out)
+    assert r.returncode == 0 and res["passed"], r.stdout[-2000:]
+
+
+def test_every_shipped_design_parses():
+    from hlsgen.design import load_design
+    designs = sorted((ROOT / "designs").glob("*.yaml"))
+    assert len(designs) >= 4
+    for d in designs:
+        des = load_design(d)
+        assert des.name == d.stem
+
+
+@pytest.mark.parametrize("text, msg", [
+    ("device: u280\n", "field 'model' is missing"),
+    ("model: {zoo: intar-mlp}\ndevice: u280\nmodee: auto\n", "unknown field 'modee'"),
+    ("model: {zoo: intar-mlp, testnet: x}\ndevice: u280\n", "exactly one of"),
+    ("model: {zoo: intar-mlp}\ndevice: u280\nresource_cap: lots\n", "'resource_cap' must be a float"),
+    ("name: '../../etc'\nmodel: a.onnx\ndevice: u280\n", "must be letters"),
+    ("model: [1, 2]\ndevice: u280\n", "model must be a path"),
+    (": : :\n", "not valid YAML"),
+])
+def test_bad_design_files(tmp_path, text, msg):
+    p = tmp_path / "d.yaml"
+    p.write_text(text)
+    r = run_cli("build", p, "-o", tmp_path / "out")
+    assert r.returncode == 2 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_build_without_device_is_a_clear_error(exported, tmp_path):
+    r = run_cli("build", exported("pointwise", "qcdq"), "-o", tmp_path / "o")
+    assert r.returncode == 2 and "--device" in r.stderr
