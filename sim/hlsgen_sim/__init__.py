@@ -1,0 +1,3 @@
+"""hlsgen's shared cocotb library: valid/ready stream drivers with random gaps and
+backpressure, a stall watchdog that names the stream, and the Verilator runner setup."""
+from .streams import StallError, StreamSink, StreamSource  # noqa: F401

