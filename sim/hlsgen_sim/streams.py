@@ -33,6 +33,8 @@ class StreamSource:
         self.gap, self.rng, self.name = gap, random.Random(seed), name
         self.queue: deque = deque()
         self.sent = 0
+        self.cycles = 0
+        self.times: List[int] = []             # cycle of every transfer
         self.valid.value = 0
         self._task = cocotb.start_soon(self._run())
 
@@ -43,9 +45,11 @@ class StreamSource:
         pending = False
         while True:
             await RisingEdge(self.clk)
+            self.cycles += 1
             if pending and int(self.valid.value) and int(self.ready.value):
                 pending = False
                 self.sent += 1
+                self.times.append(self.cycles)
             if pending:
                 continue                              # hold the word until it is taken
             if self.queue and self.rng.random() >= self.gap:
@@ -67,6 +71,7 @@ class StreamSink:
         self.bp, self.rng, self.name = backpressure, random.Random(seed), name
         self.words: List[Dict[str, int]] = []
         self.cycles = 0
+        self.times: List[int] = []             # cycle of every transfer
         self.ready.value = 0
         self._task = cocotb.start_soon(self._run())
 
@@ -76,6 +81,7 @@ class StreamSink:
             self.cycles += 1
             if int(self.valid.value) and int(self.ready.value):
                 self.words.append({k: _value(sig, signed) for k, (sig, signed) in self.fields.items()})
+                self.times.append(self.cycles)
             self.ready.value = 0 if self.rng.random() < self.bp else 1
 
     async def take(self, n: int, stall_cycles: int = 1000) -> List[Dict[str, int]]:
