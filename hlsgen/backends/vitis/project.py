@@ -3,8 +3,10 @@
     OUT/hls/        kernel.cpp, kernel.h, movers.cpp, tb.cpp, hlsgen_requant.h, hlsgen_axis.h
     OUT/scripts/    project.tcl, csim.tcl, csynth.tcl, cosim.tcl, export.tcl, vpp.cfg
     OUT/host/       host.cpp (XRT native API)
+    OUT/rtl/        hlsgen_top.sv, hlsgen_core.sv and the core's $readmemh images (docs/rtl.md)
+    OUT/sim/        design.json and the cocotb testbench library (make sim)
     OUT/data/       in*.bin, out*.bin (golden), weights.bin (off-chip weights), manifest.json
-    OUT/Makefile    csim | csynth | cosim | export | xclbin | host | clean
+    OUT/Makefile    csim | sim | csynth | cosim | export | xclbin | host | clean
     OUT/report.json the schedule (modeled figures) + model, device, hlsgen version, the build's choices
     OUT/report.md   the same, readable
 
@@ -114,6 +116,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
         manifest["weights"] = {"file": "weights.bin", "words": int(kb.weight_image.size), "word_bits": kb.wcw,
                                "offsets": {name: off for name, off in kb.woff.items()}}
     files["data/manifest.json"] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+    files.update(render_rtl(graph, sched, device, k))
     report = sched.to_json(device)
     report["hlsgen_version"] = __version__
     report["model_name"] = graph.name
@@ -121,6 +124,39 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     files["report.json"] = (json.dumps(report, indent=2, sort_keys=True) + "\n").encode()
     files["report.md"] = report_md(graph, sched, device, k).encode()
     return files
+
+
+def render_rtl(graph: Graph, sched: Schedule, device, k: Dict) -> Dict[str, bytes]:
+    """OUT/rtl (the core, its memory images, the top) and OUT/sim (the cocotb testbench)."""
+    from ..rtl.core import build_core
+    from ..rtl.modules import RTL_DIR
+
+    sim_lib = Path(__file__).resolve().parents[3] / "sim" / "hlsgen_sim"
+    files: Dict[str, bytes] = {}
+    with tempfile.TemporaryDirectory() as work:
+        core = build_core(graph, sched, device, Path(work))
+        for p in sorted(Path(work).iterdir()):
+            files[f"rtl/{p.name}"] = p.read_bytes()
+    files["rtl/hlsgen_core.sv"] = (RTL_DIR / "hlsgen_core.sv").read_bytes()
+    ctx = dict(core, version=__version__, model=k["model"])
+    files["rtl/hlsgen_top.sv"] = _env_rtl().get_template("top.sv.j2").render(**ctx).encode()
+    for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py"):
+        files[f"sim/hlsgen_sim/{name}"] = (sim_lib / name).read_bytes()
+    design = {"inputs": [dict(p, file=f"in{i}.bin") for i, p in enumerate(core["inputs"])],
+              "outputs": [dict(p, file=f"out{i}.bin") for i, p in enumerate(core["outputs"])],
+              "sources": ["hlsgen_core.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
+              "core_cycles": core["core_cycles"], "cycle_limit": 2 * core["core_cycles"] + 1000,
+              "configuration_words": core["words"]}
+    files["sim/design.json"] = (json.dumps(design, indent=2, sort_keys=True) + "\n").encode()
+    return files
+
+
+def _env_rtl():
+    import jinja2
+
+    from ..rtl.modules import RTL_DIR
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(RTL_DIR)), undefined=jinja2.StrictUndefined,
+                              keep_trailing_newline=True)
 
 
 def build_facts(k: Dict) -> Dict:
@@ -181,6 +217,7 @@ def report_md(graph: Graph, sched: Schedule, device, k: Dict) -> str:
                  "scratchpad": f"scratchpad ({s.impl})", "offchip": f"off-chip, m_axi bundle {s.bundle}"}[s.kind]
         lines.append(f"| `{s.var}` | {s.label} | {s.kind} | `{s.ctype}` | {s.size} | {where} |")
     lines += ["", "## Run it", "", "```", "make csim      # g++ C simulation, bit-exact check against data/out*.bin",
+              "make sim       # RTL simulation (cocotb + Verilator), bit-exact check and simulated cycles",
               "make csynth    # needs vitis_hls", "make cosim     # needs vitis_hls", "make xclbin    # needs v++",
               "```", ""]
     return "\n".join(lines)
@@ -221,7 +258,7 @@ def build(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray], 
     say = progress or (lambda msg: None)
     if Path(out).exists() and not force:
         raise HlsgenError(f"{out} already exists; pass --force to replace it")
-    say("rendering the HLS project")
+    say("rendering the HLS C++, the RTL and the testbenches")
     files = render(graph, sched, device, values)
     say(f"writing {len(files)} files")
     write_tree(Path(out), files, force)
