@@ -1,7 +1,8 @@
 """`make sim` of emitted projects: the RTL realization (hlsgen_core running the design's
-configuration words, AXI4-Stream ports, ap_ctrl_hs) simulated with cocotb on Verilator is
+configuration words, AXI4-Stream ports, AXI4-Lite control) simulated with cocotb on Verilator is
 bit-exact with the golden for every Foundation net, in all three modes, unconstrained and
-resource-capped; under random gaps and backpressure too; a stalled stream is named."""
+resource-capped; under random gaps and backpressure too; a stalled stream is named. Control
+goes through s_axi_control with cocotbext-axi's AXI4-Lite master (start, interrupt, status)."""
 import json
 import subprocess
 
@@ -86,6 +87,6 @@ def test_rtl_lint_clean_for_a_design(exported, tmp_path):
     out, b = build(exported, tmp_path, "shuffle_block", "auto", "capped")
     assert b.returncode == 0
     r = subprocess.run(["verilator", "--lint-only", "-Wall", "--top-module", "hlsgen_top", "rtl/hlsgen_core.sv",
-                        "rtl/hlsgen_top.sv"], cwd=out, capture_output=True, text=True,
+                        "rtl/hlsgen_axilite_ctrl.sv", "rtl/hlsgen_top.sv"], cwd=out, capture_output=True, text=True,
                        env=dict(os.environ, PATH=verilator_env()["PATH"]))
     assert r.returncode == 0 and "%Warning" not in r.stderr, r.stderr[-3000:]

@@ -1,8 +1,10 @@
 """cocotb testbench of an emitted design's RTL (OUT/rtl/hlsgen_top.sv).
 
 Reads OUT/sim/design.json and OUT/data/*.bin, drives the input streams (random gaps when
-HLSGEN_GAP > 0), takes the output streams (random backpressure when HLSGEN_BACKPRESSURE > 0),
-pulses ap_start, waits for ap_done and compares every output element with the golden. Writes
+HLSGEN_GAP > 0), takes the output streams (random backpressure when HLSGEN_BACKPRESSURE > 0).
+Control goes through s_axi_control with cocotbext-axi's AXI4-Lite master, as a host driver
+would: enable the ap_done interrupt, set ap_start, wait for the interrupt, read ap_done from
+the control register and clear the interrupt. Every output element is compared with the golden. Writes
 HLSGEN_RESULT (JSON): passed, mismatches, elements, cycles (ap_start to ap_done), first
 mismatches, and the stalled stream if the design stops making progress."""
 import json
@@ -13,6 +15,8 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, First, RisingEdge, Timer
 from cocotb.utils import get_sim_time
+
+from cocotbext.axi import AxiLiteBus, AxiLiteMaster
 
 from hlsgen_sim.streams import StreamSink, StreamSource
 
@@ -36,7 +40,6 @@ async def design_matches_golden(dut):
     seed = int(os.environ.get("HLSGEN_SEED", "1"))
     cocotb.start_soon(Clock(dut.ap_clk, 10, unit="ns").start())
     dut.ap_rst_n.value = 0
-    dut.ap_start.value = 0
     sources, sinks = [], []
     for k, p in enumerate(design["inputs"]):
         src = StreamSource(dut.ap_clk, {"d": getattr(dut, f"in{k}_TDATA"), "l": getattr(dut, f"in{k}_TLAST")},
@@ -50,23 +53,33 @@ async def design_matches_golden(dut):
                                              "l": (getattr(dut, f"out{k}_TLAST"), False)},
                                 getattr(dut, f"out{k}_TVALID"), getattr(dut, f"out{k}_TREADY"), backpressure=bp,
                                 seed=seed + 100 + k, name=f"out{k}", expect=p["size"]))
+    axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, "s_axi_control"), dut.ap_clk, dut.ap_rst_n,
+                         reset_active_level=False)
     await ClockCycles(dut.ap_clk, 4)
     dut.ap_rst_n.value = 1
     await ClockCycles(dut.ap_clk, 2)
     limit = int(design["cycle_limit"])
     stalled = None
-
-    async def release_start():
-        await RisingEdge(dut.ap_ready)          # the inputs are in: ap_ctrl_hs drops ap_start
-        dut.ap_start.value = 0
-
-    cocotb.start_soon(release_start())
-    dut.ap_start.value = 1
+    await axil.write_dword(0x04, 1)              # global interrupt enable
+    await axil.write_dword(0x08, 1)              # interrupt on ap_done
+    status = await axil.read_dword(0x00)
+    assert status & 0x4, f"control register 0x{status:x}: not idle after reset"
+    start = cocotb.start_soon(axil.write_dword(0x00, 1))      # ap_start
+    await RisingEdge(dut.ap_start)
     t0 = get_sim_time("ns")
     # wait for ap_done without a Python callback per cycle (the core may run 10^5 cycles)
     timeout = Timer(limit * 10, unit="ns")
     fired = await First(RisingEdge(dut.ap_done), timeout)
     cycles = int(round((get_sim_time("ns") - t0) / 10))
+    await start
+    if fired is not timeout:
+        await ClockCycles(dut.ap_clk, 2)
+        assert int(dut.interrupt.value), "ap_done came but the interrupt did not"
+        status = await axil.read_dword(0x00)
+        assert status & 0x2, f"control register 0x{status:x}: ap_done is not set after ap_done"
+        await axil.write_dword(0x0c, 1)          # clear the interrupt
+        await ClockCycles(dut.ap_clk, 2)
+        assert not int(dut.interrupt.value), "the interrupt stays high after clearing it"
     if fired is timeout:
         short_in = [f"{s.name} accepted {s.sent} of {n} elements" for s, n in sources if s.sent < n]
         short_out = [f"{s.name} delivered {len(s.words)} of {p['size']} elements"

@@ -1,7 +1,7 @@
 """The RTL realization of a design on hlsgen_core: every task of the schedule becomes
 configuration words (the HLS core's words, with operand ids replaced by memory addresses) run
 by one core; the top (templates/rtl/top.sv.j2) moves the graph's inputs in and outputs out on
-AXI4-Stream ports with ap_ctrl_hs block control.
+AXI4-Stream ports and the AXI4-Lite control port (hlsgen_axilite_ctrl.sv).
 
 This first realization runs every stage on the core, dataflow stages included: its cycle
 counts measure this core, not the schedule's dataflow pipelines (docs/hls.md, RTL status)."""

@@ -137,14 +137,15 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict) -> Dict[str, byte
         core = build_core(graph, sched, device, Path(work))
         for p in sorted(Path(work).iterdir()):
             files[f"rtl/{p.name}"] = p.read_bytes()
-    files["rtl/hlsgen_core.sv"] = (RTL_DIR / "hlsgen_core.sv").read_bytes()
+    for name in ("hlsgen_core.sv", "hlsgen_axilite_ctrl.sv"):
+        files[f"rtl/{name}"] = (RTL_DIR / name).read_bytes()
     ctx = dict(core, version=__version__, model=k["model"])
     files["rtl/hlsgen_top.sv"] = _env_rtl().get_template("top.sv.j2").render(**ctx).encode()
     for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py"):
         files[f"sim/hlsgen_sim/{name}"] = (sim_lib / name).read_bytes()
     design = {"inputs": [dict(p, file=f"in{i}.bin") for i, p in enumerate(core["inputs"])],
               "outputs": [dict(p, file=f"out{i}.bin") for i, p in enumerate(core["outputs"])],
-              "sources": ["hlsgen_core.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
+              "sources": ["hlsgen_core.sv", "hlsgen_axilite_ctrl.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
               "core_cycles": core["core_cycles"], "cycle_limit": 2 * core["core_cycles"] + 1000,
               "configuration_words": core["words"]}
     files["sim/design.json"] = (json.dumps(design, indent=2, sort_keys=True) + "\n").encode()
