@@ -19,7 +19,7 @@ The top function `hlsgen_kernel` runs the schedule's stages one after another:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 import numpy as np
 
@@ -309,7 +309,8 @@ class KernelBuilder:
                 for e in _layout(t, g):
                     program.append({"task": t.name, "op": t.op, "f": self._move(e, t, operand, acts)})
         width = max([requant_width(g.tasks[k].attrs["requant"]) for k in ks if "requant" in g.tasks[k].attrs] + [34])
-        sb = max(s.bits for s in ops) + 1
+        # the core's operand width: every stored tensor and constant, signed
+        sb = max([s.bits for s in ops] + [g.tensors[n].dtype.bits for n in opid if g.tensors[n].is_const]) + 1
         nf_elt = 6 + MAX_RANK + nterms * (2 + MAX_RANK)
         nf = max([len(p["f"]) for p in program] + [nf_elt])
         for p in program:
@@ -326,7 +327,6 @@ class KernelBuilder:
                 "kinds": sorted({p["f"][0] for p in program})}
 
     def _move(self, e: Dict, t, operand, acts) -> List[int]:
-        g = self.g
         src = operand(acts[e["in"]])
         dst = operand(t.outputs[e["out"]])
         pad = lambda v, fill: [fill] * (MAX_RANK - len(v)) + list(v)   # noqa: E731
