@@ -86,7 +86,7 @@ def test_rtl_lint_clean_for_a_design(exported, tmp_path):
 
     out, b = build(exported, tmp_path, "shuffle_block", "auto", "capped")
     assert b.returncode == 0
-    r = subprocess.run(["verilator", "--lint-only", "-Wall", "--top-module", "hlsgen_top", "rtl/hlsgen_core.sv",
-                        "rtl/hlsgen_axilite_ctrl.sv", "rtl/hlsgen_top.sv"], cwd=out, capture_output=True, text=True,
+    r = subprocess.run(["verilator", "--lint-only", "-Wall", "--top-module", "hlsgen_top", "rtl/hlsgen_pkg.sv",
+                        "rtl/hlsgen_core.sv", "rtl/hlsgen_axilite_ctrl.sv", "rtl/hlsgen_top.sv"], cwd=out, capture_output=True, text=True,
                        env=dict(os.environ, PATH=verilator_env()["PATH"]))
     assert r.returncode == 0 and "%Warning" not in r.stderr, r.stderr[-3000:]

@@ -12,6 +12,7 @@ from conftest import ROOT
 
 RTL = ROOT / "templates" / "rtl"
 TESTS = ROOT / "tests" / "rtl"
+PKG = RTL / "hlsgen_pkg.sv"           # shared arithmetic, compiled before the modules
 MODULES = sorted(RTL.glob("*.sv"))
 
 
@@ -25,7 +26,8 @@ def _sim():
 @pytest.mark.parametrize("src", MODULES, ids=lambda p: p.stem)
 def test_lint_clean(src):
     env = _sim().verilator_env()
-    r = subprocess.run(["verilator", "--lint-only", "-Wall", str(src)], capture_output=True, text=True,
+    files = [str(src)] if src == PKG else [str(PKG), str(src)]
+    r = subprocess.run(["verilator", "--lint-only", "-Wall", *files], capture_output=True, text=True,
                        env=dict(__import__("os").environ, PATH=env["PATH"]))
     assert r.returncode == 0 and "%Warning" not in r.stderr, r.stderr[-3000:]
 
@@ -86,7 +88,7 @@ def test_requant(tmp_path, rate, out_bits, signed, rounding):
     words, expected = _requant_cases(200, out_bits, signed, rounding, seed=out_bits + signed)
     case = {"words": words, "expected": expected, "gap": gap, "backpressure": bp, "seed": 3}
     params = {"ACC_W": 24, "MULT_W": 32, "PW": 80, "OUT_W": out_bits, "HALF_EVEN": int(rounding == "half_even")}
-    tests, failed = _sim().run([RTL / "hlsgen_requant.sv"], "hlsgen_requant", "cocotb_requant", TESTS, tmp_path / "b",
+    tests, failed = _sim().run([PKG, RTL / "hlsgen_requant.sv"], "hlsgen_requant", "cocotb_requant", TESTS, tmp_path / "b",
                                parameters=params, extra_env={"HLSGEN_CASE": json.dumps(case)})
     assert tests == 1 and failed == 0
 
@@ -120,7 +122,7 @@ def test_linear_on_real_layers(exported, tmp_path, net, layer, pe, simd, rate):
     case = {"rows": rows.tolist(), "expected": expected.tolist(), "gap": gap, "backpressure": bp, "seed": 5,
             "out_signed": g.tensors[task.outputs[0]].dtype.signed}
     result = tmp_path / "result.json"
-    tests, failed = _sim().run([RTL / "hlsgen_linear.sv"], "hlsgen_linear", "cocotb_linear", TESTS, tmp_path / "b",
+    tests, failed = _sim().run([PKG, RTL / "hlsgen_linear.sv"], "hlsgen_linear", "cocotb_linear", TESTS, tmp_path / "b",
                                parameters=params,
                                extra_env={"HLSGEN_CASE": json.dumps(case), "HLSGEN_RESULT": str(result)})
     assert tests == 1 and failed == 0

@@ -13,7 +13,16 @@ from collections import deque
 from typing import Dict, List, Sequence
 
 import cocotb
-from cocotb.triggers import RisingEdge
+from cocotb.clock import Clock
+from cocotb.triggers import ClockCycles, RisingEdge
+
+
+async def clock_and_reset(clk, rst_n, cycles: int = 3, period_ns: int = 10):
+    """Start a free-running clock and hold the active-low reset for `cycles` cycles."""
+    cocotb.start_soon(Clock(clk, period_ns, unit="ns").start())
+    rst_n.value = 0
+    await ClockCycles(clk, cycles)
+    rst_n.value = 1
 
 
 class StallError(AssertionError):

@@ -40,7 +40,6 @@ module hlsgen_core #(
     input  logic                 rst_n,
     input  logic                 start,
     output logic                 done,
-    output logic                 busy,
     // host port into the memory (graph inputs in, outputs out) while the core is idle
     input  logic                 host_we,
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: 32-bit addresses, the memory decodes the low bits
@@ -76,20 +75,14 @@ module hlsgen_core #(
 
     assign host_rdata = mem[host_addr];
 
-    // requantizer tail: round_shift, zero point, saturation
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: table rows are ints, the tables decode the low bits
+    // requantizer tail of table row `row` (hlsgen_pkg::requant_tail)
+    localparam int RW = hlsgen_pkg::RQ_W;
+    // waiver: table rows are ints (the tables decode the low bits); the saturated value fits SB bits
+    /* verilator lint_off UNUSEDSIGNAL */
     function automatic logic signed [SB-1:0] finish(input logic signed [PW-1:0] p, input int row);
-        logic signed [PW-1:0] fl, rem, half, q;
-        logic [6:0] sh;
-        logic up;
-        sh = rq_shift[row];
-        fl = p >>> sh;
-        rem = p - (fl <<< sh);
-        half = (sh == 7'd0) ? '0 : (PW'(1) <<< (sh - 7'd1));
-        up = rq_he[row] && (sh != 7'd0) && ((rem > half) || (rem == half && fl[0]));
-        q = (up ? fl + PW'(1) : fl) + PW'(rq_zp[row]);
-        if (q < PW'(rq_lo[row])) q = PW'(rq_lo[row]);
-        if (q > PW'(rq_hi[row])) q = PW'(rq_hi[row]);
+        logic signed [RW-1:0] q;
+        q = hlsgen_pkg::requant_tail(RW'(p), rq_shift[row], rq_he[row], RW'(rq_zp[row]), RW'(rq_lo[row]),
+                                     RW'(rq_hi[row]));
         return SB'(q);
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
@@ -105,7 +98,11 @@ module hlsgen_core #(
     logic signed [PW-1:0] acc;
     // element counters (eltwise / move / scatter) over R dims
     int co[R];
-    int i, size;
+    int i, elements;
+    always_comb begin                        // elements of an eltwise / move / scatter word: its dims
+        elements = 1;
+        for (int d = 0; d < R; d++) elements *= f[(f[0] == 1 ? 6 : 4) + d];
+    end
 
     // window fields
     int w_dst, w_rq, w_src, w_zp, w_wsrc, w_woff, w_init, N, C, H, W, O, CG, KH, KW, OH, OW, SH, SW, DH, DW, PT, PL, OG;
@@ -170,8 +167,6 @@ module hlsgen_core #(
         end
     end
 
-    assign busy = state != IDLE;
-
     always_ff @(posedge clk) begin
         if (!rst_n) begin
             state <= IDLE;
@@ -196,12 +191,6 @@ module hlsgen_core #(
                         acc <= PW'(signed'(prog[pc * NF + 8]));
                         for (int d = 0; d < R; d++) co[d] <= 0;
                         i <= 0;
-                        size <= int'(prog[pc * NF + 4 + (prog[pc * NF] == 1 ? 2 : 0)]) *
-                                int'(prog[pc * NF + 5 + (prog[pc * NF] == 1 ? 2 : 0)]) *
-                                int'(prog[pc * NF + 6 + (prog[pc * NF] == 1 ? 2 : 0)]) *
-                                int'(prog[pc * NF + 7 + (prog[pc * NF] == 1 ? 2 : 0)]) *
-                                int'(prog[pc * NF + 8 + (prog[pc * NF] == 1 ? 2 : 0)]) *
-                                int'(prog[pc * NF + 9 + (prog[pc * NF] == 1 ? 2 : 0)]);
                         state <= (prog[pc * NF] == 0) ? WIN_MAC : ELEM;
                     end
                 end
@@ -250,7 +239,7 @@ module hlsgen_core #(
                 ELEM: begin
                     mem[e_dst] <= e_val;
                     i <= i + 1;
-                    if (i + 1 == size) state <= FETCH;
+                    if (i + 1 == elements) state <= FETCH;
                 end
                 DONE: begin
                     done <= 1'b1;

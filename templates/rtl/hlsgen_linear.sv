@@ -95,21 +95,15 @@ module hlsgen_linear #(
         return v - XW'(ZP_IN);
     endfunction
 
+    localparam int RW = hlsgen_pkg::RQ_W;
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: the saturated value fits OUT_W bits
     function automatic logic [OUT_W-1:0] requant(input logic signed [ACC_W-1:0] a, input logic [CW-1:0] ch);
-        logic signed [PW-1:0] p, floor_q, rem, half, q;
-        logic [6:0] sh;
-        logic up;
-        sh = rq_shift[ch];
-        p = PW'(a) * PW'(rq_mult[ch]) + rq_bias[ch];
-        floor_q = p >>> sh;
-        rem = p - (floor_q <<< sh);
-        half = (sh == 7'd0) ? '0 : (PW'(1) <<< (sh - 7'd1));
-        up = HALF_EVEN && (sh != 7'd0) && ((rem > half) || (rem == half && floor_q[0]));
-        q = (up ? floor_q + PW'(1) : floor_q) + PW'(ZP_OUT);
-        if (q < PW'(rq_lo[ch])) q = PW'(rq_lo[ch]);
-        if (q > PW'(rq_hi[ch])) q = PW'(rq_hi[ch]);
+        logic signed [RW-1:0] q;
+        q = hlsgen_pkg::requant_tail(RW'(a) * RW'(rq_mult[ch]) + RW'(rq_bias[ch]), rq_shift[ch], HALF_EVEN,
+                                     RW'(ZP_OUT), RW'(rq_lo[ch]), RW'(rq_hi[ch]));
         return OUT_W'(q);
     endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
 
     // this cycle's PE x SIMD products
     logic signed [ACC_W-1:0] sum[PE];

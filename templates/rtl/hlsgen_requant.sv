@@ -57,25 +57,16 @@ module hlsgen_requant #(
         end
     end
 
-    // stage 2: round_shift, zero point, saturation (combinational into the register)
-    logic signed [PW-1:0] floor_q, rem, half, rounded, with_zp;
-    logic up;
-    always_comb begin
-        floor_q = p1 >>> sh1;
-        rem     = p1 - (floor_q <<< sh1);
-        half    = (sh1 == 7'd0) ? '0 : (PW'(1) <<< (sh1 - 7'd1));
-        up      = HALF_EVEN && (sh1 != 7'd0) && ((rem > half) || (rem == half && floor_q[0]));
-        rounded = up ? floor_q + PW'(1) : floor_q;
-        with_zp = rounded + PW'(zp1);
-    end
+    // stage 2: round_shift, zero point, saturation (hlsgen_pkg::requant_tail) into the register
+    localparam int RW = hlsgen_pkg::RQ_W;
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: the saturated value fits OUT_W + 1 bits
+    logic signed [RW-1:0] tail;
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign tail = hlsgen_pkg::requant_tail(RW'(p1), sh1, HALF_EVEN, RW'(zp1), RW'(lo1), RW'(hi1));
 
     always_ff @(posedge clk) begin
         if (!rst_n) v2 <= 1'b0;
         else if (en2) v2 <= v1;
-        if (en2 && v1) begin
-            if (with_zp < PW'(lo1)) q2 <= lo1;
-            else if (with_zp > PW'(hi1)) q2 <= hi1;
-            else q2 <= (OUT_W + 1)'(with_zp);
-        end
+        if (en2 && v1) q2 <= (OUT_W + 1)'(tail);
     end
 endmodule

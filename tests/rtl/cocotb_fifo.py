@@ -4,20 +4,16 @@ import json
 import os
 
 import cocotb
-from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles
 
-from hlsgen_sim import StreamSink, StreamSource
+from hlsgen_sim import StreamSink, StreamSource, clock_and_reset
 
 
 @cocotb.test()
 async def fifo_keeps_every_word_in_order(dut):
     case = json.loads(os.environ["HLSGEN_CASE"])
     width = int(dut.WIDTH.value)
-    cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
-    dut.rst_n.value = 0
-    await ClockCycles(dut.clk, 3)
-    dut.rst_n.value = 1
+    await clock_and_reset(dut.clk, dut.rst_n)
     words = [{"data": (i * 2654435761) % (1 << width)} for i in range(case["n"])]
     src = StreamSource(dut.clk, {"data": dut.s_data}, dut.s_valid, dut.s_ready, gap=case["gap"], seed=case["seed"])
     sink = StreamSink(dut.clk, {"data": (dut.m_data, False)}, dut.m_valid, dut.m_ready,

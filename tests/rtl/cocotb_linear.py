@@ -5,19 +5,15 @@ import json
 import os
 
 import cocotb
-from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles
 
-from hlsgen_sim import StreamSink, StreamSource
+from hlsgen_sim import StreamSink, StreamSource, clock_and_reset
 
 
 @cocotb.test()
 async def linear_matches_golden(dut):
     case = json.loads(os.environ["HLSGEN_CASE"])
-    cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
-    dut.rst_n.value = 0
-    await ClockCycles(dut.clk, 3)
-    dut.rst_n.value = 1
+    await clock_and_reset(dut.clk, dut.rst_n)
     src = StreamSource(dut.clk, {"x": dut.s_data}, dut.s_valid, dut.s_ready, gap=case["gap"], seed=case["seed"])
     sink = StreamSink(dut.clk, {"y": (dut.m_data, case["out_signed"])}, dut.m_valid, dut.m_ready,
                       backpressure=case["backpressure"], seed=case["seed"] + 1, name="m_data")

@@ -4,19 +4,14 @@ import json
 import os
 
 import cocotb
-from cocotb.clock import Clock
-from cocotb.triggers import ClockCycles
 
-from hlsgen_sim import StreamSink, StreamSource
+from hlsgen_sim import StreamSink, StreamSource, clock_and_reset
 
 
 @cocotb.test()
 async def requant_matches_golden(dut):
     case = json.loads(os.environ["HLSGEN_CASE"])
-    cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
-    dut.rst_n.value = 0
-    await ClockCycles(dut.clk, 3)
-    dut.rst_n.value = 1
+    await clock_and_reset(dut.clk, dut.rst_n)
     fields = {k: getattr(dut, f"s_{k}") for k in ("acc", "mult", "bias", "shift", "zp", "lo", "hi")}
     src = StreamSource(dut.clk, fields, dut.s_valid, dut.s_ready, gap=case["gap"], seed=case["seed"])
     sink = StreamSink(dut.clk, {"q": (dut.m_q, True)}, dut.m_valid, dut.m_ready, backpressure=case["backpressure"],

@@ -8,7 +8,9 @@ import numpy as np
 
 from ...errors import HlsgenError
 from ...ops import OPS
+from ...ops.base import zero_point
 from ..vitis.cpp import requant_width
+from ..vitis.tasks import per_channel
 
 RTL_DIR = Path(__file__).resolve().parents[3] / "templates" / "rtl"
 
@@ -19,11 +21,6 @@ def write_mem(path: Path, values, bits: int) -> Path:
     digits = -(-bits // 4)
     path.write_text("".join(f"{int(v) & mask:0{digits}x}\n" for v in np.asarray(values).reshape(-1)))
     return path
-
-
-def _per_channel(a, n: int):
-    a = np.asarray(a, dtype=np.int64).reshape(-1)
-    return np.broadcast_to(a, (n,)) if a.size == 1 else a
 
 
 def linear_params(task, graph, pe: int, simd: int, outdir: Path) -> Dict[str, object]:
@@ -44,13 +41,13 @@ def linear_params(task, graph, pe: int, simd: int, outdir: Path) -> Dict[str, ob
     outdir.mkdir(parents=True, exist_ok=True)
     files = {
         "WEIGHTS": write_mem(outdir / "weights.mem", w.data, w.dtype.bits),
-        "RQ_MULT": write_mem(outdir / "rq_mult.mem", _per_channel(rq.multipliers[0], n), 32),
-        "RQ_BIAS": write_mem(outdir / "rq_bias.mem", _per_channel(rq.bias, n), pw),
-        "RQ_SHIFT": write_mem(outdir / "rq_shift.mem", _per_channel(rq.shift, n), 7),
-        "RQ_LO": write_mem(outdir / "rq_lo.mem", _per_channel(rq.lo, n), out.dtype.bits + 1),
-        "RQ_HI": write_mem(outdir / "rq_hi.mem", _per_channel(rq.hi, n), out.dtype.bits + 1),
+        "RQ_MULT": write_mem(outdir / "rq_mult.mem", per_channel(rq.multipliers[0], n), 32),
+        "RQ_BIAS": write_mem(outdir / "rq_bias.mem", per_channel(rq.bias, n), pw),
+        "RQ_SHIFT": write_mem(outdir / "rq_shift.mem", per_channel(rq.shift, n), 7),
+        "RQ_LO": write_mem(outdir / "rq_lo.mem", per_channel(rq.lo, n), out.dtype.bits + 1),
+        "RQ_HI": write_mem(outdir / "rq_hi.mem", per_channel(rq.hi, n), out.dtype.bits + 1),
     }
-    zp_in = int(x.quant.zero_point) if x.quant is not None else 0
+    zp_in = zero_point(graph, task.inputs[0])
     params = {"K": k, "N": n, "PE": pe, "SIMD": simd, "A_W": x.dtype.bits, "A_SIGNED": int(x.dtype.signed),
               "ZP_IN": zp_in, "W_W": w.dtype.bits, "ACC_W": acc_w, "PW": pw, "OUT_W": out.dtype.bits,
               "ZP_OUT": int(rq.zero_point), "HALF_EVEN": int(rq.rounding == "half_even")}

@@ -43,6 +43,12 @@ def identifier(name: str, prefix: str = "t") -> str:
     return f"{prefix}_{_IDENT.sub('_', str(name))[:48]}"
 
 
+def label(name: str, length: int = 60) -> str:
+    """An ONNX name made safe for C++ comments, string literals, reports and SystemVerilog:
+    ASCII letters, digits and _./-: only, every other character becomes '_'."""
+    return "".join(ch if (ch.isascii() and (ch.isalnum() or ch in "_./-:")) else "_" for ch in str(name))[:length]
+
+
 def requant_width(rq) -> int:
     """Working width of the C++ requantizer: the Python product width, and room to shift a
     negative value left by the largest shift (round_shift computes floor << shift)."""

@@ -27,7 +27,9 @@ from ...errors import HlsgenError
 from ...ir.graph import Graph
 from ...schedule.schedule import Schedule
 from .cpp import c_int_type, int_literal, requant_width
-from .tasks import _layout, _per_channel, _strides, ctype, graph_task_contexts
+from .cpp import label as _label
+from ...ops.base import zero_point as _zp
+from .tasks import _layout, _strides, ctype, graph_task_contexts, per_channel
 
 MAX_RANK = 6
 # configuration word layout of the sequential core (one int32 field each)
@@ -72,10 +74,6 @@ class Store:
         if self.kind == "offchip":
             return f"{self.var}[{idx}] = ap_int<{self.cw}>({self.ctype}({value}));"
         return f"{self.var}[{idx}] = {self.ctype}({value});"
-
-
-def _label(name: str) -> str:
-    return "".join(ch if (ch.isascii() and (ch.isalnum() or ch in "_./-:")) else "_" for ch in str(name))[:60]
 
 
 def _impl(res) -> str:
@@ -350,15 +348,10 @@ class KernelBuilder:
         return [KIND_MOVE, dst, 0, src] + pad(e["dims"], 1) + pad(mul, 1) + pad(div, 1) + pad(add, 0) + pad(stride, 0)
 
 
-def _zp(g: Graph, n: str) -> int:
-    q = g.tensors[n].quant
-    return int(q.zero_point) if q is not None else 0
-
-
 def _rq_rows(rq, channels: int) -> List[Dict]:
-    mults = [_per_channel(m, channels) for m in rq.multipliers]
-    bias, shift = _per_channel(rq.bias, channels), _per_channel(rq.shift, channels)
-    lo, hi = _per_channel(rq.lo, channels), _per_channel(rq.hi, channels)
+    mults = [per_channel(m, channels) for m in rq.multipliers]
+    bias, shift = per_channel(rq.bias, channels), per_channel(rq.shift, channels)
+    lo, hi = per_channel(rq.lo, channels), per_channel(rq.hi, channels)
     rnd = "HALF_EVEN" if rq.rounding == "half_even" else "FLOOR"
     return [{"m": [m[c] for m in mults], "bias": bias[c], "shift": shift[c], "lo": lo[c], "hi": hi[c],
              "zp": int(rq.zero_point), "round": rnd} for c in range(channels)]

@@ -33,6 +33,7 @@ from ...errors import HlsgenError
 from ...ir.graph import Graph
 from ...schedule.schedule import Schedule
 from .cpp import TEMPLATE_DIR
+from .cpp import label as _label
 from .kernel import MAX_RANK, KernelBuilder
 
 STATIC_FILES = ("hlsgen_requant.h", "hlsgen_axis.h")
@@ -137,7 +138,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict) -> Dict[str, byte
         core = build_core(graph, sched, device, Path(work))
         for p in sorted(Path(work).iterdir()):
             files[f"rtl/{p.name}"] = p.read_bytes()
-    for name in ("hlsgen_core.sv", "hlsgen_axilite_ctrl.sv"):
+    for name in ("hlsgen_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv"):
         files[f"rtl/{name}"] = (RTL_DIR / name).read_bytes()
     ctx = dict(core, version=__version__, model=k["model"])
     files["rtl/hlsgen_top.sv"] = _env_rtl().get_template("top.sv.j2").render(**ctx).encode()
@@ -145,7 +146,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict) -> Dict[str, byte
         files[f"sim/hlsgen_sim/{name}"] = (sim_lib / name).read_bytes()
     design = {"inputs": [dict(p, file=f"in{i}.bin") for i, p in enumerate(core["inputs"])],
               "outputs": [dict(p, file=f"out{i}.bin") for i, p in enumerate(core["outputs"])],
-              "sources": ["hlsgen_core.sv", "hlsgen_axilite_ctrl.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
+              "sources": ["hlsgen_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
               "core_cycles": core["core_cycles"], "cycle_limit": 2 * core["core_cycles"] + 1000,
               "configuration_words": core["words"]}
     files["sim/design.json"] = (json.dumps(design, indent=2, sort_keys=True) + "\n").encode()
@@ -183,7 +184,6 @@ def _labelled(sched: Schedule) -> Schedule:
     """A copy of the schedule whose task and tensor names are sanitized labels (for report.md)."""
     import copy
 
-    from .kernel import _label
     s = copy.deepcopy(sched)
     s.model = _label(s.model)
     for st in s.stages:
@@ -257,8 +257,6 @@ def write_tree(out: Path, files: Dict[str, bytes], force: bool) -> None:
 def build(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray], out, force: bool = False,
           progress: Optional[Callable[[str], None]] = None) -> Dict[str, bytes]:
     say = progress or (lambda msg: None)
-    if Path(out).exists() and not force:
-        raise HlsgenError(f"{out} already exists; pass --force to replace it")
     say("rendering the HLS C++, the RTL and the testbenches")
     files = render(graph, sched, device, values)
     say(f"writing {len(files)} files")

@@ -19,15 +19,11 @@ import numpy as np
 from ...errors import HlsgenError
 from ...ir.graph import Graph, Task
 from ...ir.types import IntType
-from .cpp import c_int_type, identifier, int_literal, requant_width
+from ...ops.base import zero_point as _zp
+from .cpp import c_int_type, identifier, int_literal, label, requant_width
 
 SUPPORTED = ("conv", "linear", "requant", "add", "clip", "maxpool", "avgpool", "reshape", "transpose",
              "channel_shuffle", "concat", "split", "slice", "resize")
-
-
-def _comment(name: str) -> str:
-    """An ONNX name made safe for a C++ comment: letters, digits and _./- only."""
-    return "".join(ch if (ch.isascii() and (ch.isalnum() or ch in "_./-")) else "_" for ch in str(name))[:80]
 
 
 def ctype(t: IntType) -> str:
@@ -42,14 +38,10 @@ def _strides(shape) -> List[int]:
     return list(reversed(out))
 
 
-def _per_channel(arr, channels: int) -> List[int]:
+def per_channel(arr, channels: int) -> List[int]:
+    """A per-tensor (one value) or per-channel table as `channels` Python ints."""
     a = np.asarray(arr).reshape(-1)
     return [int(v) for v in (np.broadcast_to(a, (channels,)) if a.size == 1 else a)]
-
-
-def _zp(graph: Graph, name: str) -> int:
-    q = graph.tensors[name].quant
-    return int(q.zero_point) if q is not None else 0
 
 
 def requant_context(task: Task, graph: Graph, shape) -> Dict:
@@ -59,9 +51,9 @@ def requant_context(task: Task, graph: Graph, shape) -> Dict:
     width = requant_width(rq)
     return {
         "width": width, "channels": channels, "inner": int(np.prod(shape[axis + 1:], dtype=np.int64)),
-        "mult": [_per_channel(m, channels) for m in rq.multipliers],
-        "bias": [int_literal(b, width) for b in _per_channel(rq.bias, channels)],   # may exceed 64 bits
-        "shift": _per_channel(rq.shift, channels), "lo": _per_channel(rq.lo, channels), "hi": _per_channel(rq.hi, channels),
+        "mult": [per_channel(m, channels) for m in rq.multipliers],
+        "bias": [int_literal(b, width) for b in per_channel(rq.bias, channels)],   # may exceed 64 bits
+        "shift": per_channel(rq.shift, channels), "lo": per_channel(rq.lo, channels), "hi": per_channel(rq.hi, channels),
         "zp": int(rq.zero_point), "rounding": "HALF_EVEN" if rq.rounding == "half_even" else "FLOOR",
     }
 
@@ -76,7 +68,7 @@ def task_context(task: Task, graph: Graph, fn_name: str, folding=(1, 1, 1), weig
     consts = [n for n in task.inputs if graph.tensors[n].is_const]
     t_out = [graph.tensors[o] for o in task.outputs]
     ctx: Dict = {
-        "op": task.op, "fn": fn_name, "comment": _comment(task.name),
+        "op": task.op, "fn": fn_name, "comment": label(task.name, 80),
         "inputs": [{"ctype": ctype(graph.tensors[n].dtype), "size": graph.tensors[n].size,
                     "shape": list(graph.tensors[n].shape), "zp": _zp(graph, n)} for n in acts],
         "outputs": [{"ctype": ctype(t.dtype), "size": t.size, "shape": list(t.shape)} for t in t_out],
