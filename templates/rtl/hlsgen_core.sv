@@ -1,32 +1,48 @@
-// hlsgen: the reconfigurable compute core in RTL. It executes the same configuration words as
-// the HLS core (docs/hls.md, "Sequential stages"). Operand sources and result sinks are base
-// addresses in one activation memory: every stored tensor, graph inputs and outputs, and the
-// constants of elementwise ops live there.
+// hlsgen: the reconfigurable compute core in RTL, with the schedule's foldings. It executes the
+// same configuration words as the HLS core (docs/hls.md, "Sequential stages"), each extended
+// by the task's folding: VEC output pixels x PE output channels x SIMD reduction taps per cycle
+// for window words, VEC x PE elements per cycle for the others (the cost model's lanes,
+// hlsgen/schedule/cost.py). Operand sources and result sinks are base addresses in one
+// activation memory: every stored tensor, graph inputs and outputs, and the constants of
+// elementwise ops live there.
 //
-// Word kinds:
-//   0 window   conv / linear / pooling: one multiply-accumulate per cycle, then one cycle to
-//              requantize and write each output
-//   1 eltwise  requant / add / clip: one output per cycle
-//   2 move     affine gather (reshape, transpose, slice, split, resize, channel shuffle): one per cycle
-//   3 scatter  affine scatter (concat): one per cycle
-// start runs words [0, NT) once, then pulses done. The memory is a plain array, read
-// asynchronously: this is a simulation-first realization (docs/hls.md, RTL status).
+// Word kinds (fields 0 .. NF-6 as the HLS core's; the last five are this core's):
+//   0 window   conv / linear / pooling: per cycle one reduction step of SIMD taps for a group of
+//              VEC x PE outputs; the group's outputs are requantized and written on its last step
+//   1 eltwise  requant / add / clip: VEC x PE outputs per cycle
+//   2 move     affine gather (transpose, slice, split, resize, channel shuffle): VEC x PE per cycle
+//   3 scatter  affine scatter (concat): VEC x PE per cycle
+//   VEC PE SIMD LAT TAPS: the folding, the pipeline depth drained after the word (the cost
+//   model's depth_of; 0 on all but a task's last word) and the word's offset in the tap table
+// A word takes 1 fetch cycle + its steps + LAT cycles. start runs words [0, NT) once, then
+// pulses done.
+//
+// This is a simulation-first realization (docs/rtl.md): every lane reads the one memory
+// asynchronously, a lane's datapath is computed in one cycle, and the pipeline's depth is a
+// drain of LAT cycles after the word rather than registers inside the datapath.
 //
 // Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT x NF words of 32 bits),
-// MEM_INIT (the memory image, constants included), WROM (weights), RQ_BIAS, RQ_M0, RQ_M1,
-// RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP, RQ_HALF_EVEN (one entry per requantization row).
+// MEM_INIT (the memory image, constants included), WROM (weights), TAP (per window word and
+// reduction index r: input channel, row and column offset of the tap, 3 x 16 bits), RQ_BIAS,
+// RQ_M0, RQ_M1, RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP, RQ_HALF_EVEN (one entry per requantization row).
 module hlsgen_core #(
     parameter int NT = 1,
-    parameter int NF = 34,
+    parameter int NF = 39,
     parameter int MEM_WORDS = 16,
     parameter int SB = 9,
     parameter int WROM_WORDS = 1,
     parameter int WB = 8,
+    parameter int TAP_WORDS = 1,
     parameter int RQ_ROWS = 1,
     parameter int PW = 64,
+    parameter int MV = 1,                    // the widest VEC, PE, SIMD and VEC x PE of any word
+    parameter int MP = 1,
+    parameter int MS = 1,
+    parameter int ML = 1,
     parameter string PROGRAM = "program.mem",
     parameter string MEM_INIT = "mem.mem",
     parameter string WROM = "wrom.mem",
+    parameter string TAP = "tap.mem",
     parameter string RQ_BIAS = "rq_bias.mem",
     parameter string RQ_M0 = "rq_m0.mem",
     parameter string RQ_M1 = "rq_m1.mem",
@@ -49,11 +65,14 @@ module hlsgen_core #(
     output logic signed [SB-1:0] host_rdata
 );
     localparam int R = 6;                    // tensor rank of eltwise / move / scatter words
+    localparam int FV = NF - 5, FP = NF - 4, FS = NF - 3, FLAT = NF - 2, FTAP = NF - 1;
+    localparam int NO = MV * MP;             // output lanes of a window step
 
     // ---------------------------------------------------------------- tables
     logic [31:0] prog[NT * NF];
     logic signed [SB-1:0] mem[MEM_WORDS];
     logic signed [WB-1:0] wrom[WROM_WORDS];
+    logic [47:0] tap[TAP_WORDS];
     logic signed [PW-1:0] rq_bias[RQ_ROWS];
     logic signed [31:0] rq_m0[RQ_ROWS], rq_m1[RQ_ROWS];
     logic [6:0] rq_shift[RQ_ROWS];
@@ -63,6 +82,7 @@ module hlsgen_core #(
         $readmemh(PROGRAM, prog);
         $readmemh(MEM_INIT, mem);
         $readmemh(WROM, wrom);
+        $readmemh(TAP, tap);
         $readmemh(RQ_BIAS, rq_bias);
         $readmemh(RQ_M0, rq_m0);
         $readmemh(RQ_M1, rq_m1);
@@ -88,84 +108,109 @@ module hlsgen_core #(
     /* verilator lint_on UNUSEDSIGNAL */
 
     // ---------------------------------------------------------------- control
-    typedef enum logic [2:0] {IDLE, FETCH, WIN_MAC, WIN_OUT, ELEM, DONE} state_t;
+    typedef enum logic [2:0] {IDLE, FETCH, WIN, ELEM, DRAIN, DONE} state_t;
     state_t state;
     int pc;
     int f[NF];                               // the current configuration word
+    int lat;                                 // drain cycles left
 
-    // window counters
-    int n, oy, ox, o, ci, ky, kx, r;
-    logic signed [PW-1:0] acc;
-    // element counters (eltwise / move / scatter) over R dims
-    int co[R];
-    int i, elements;
-    always_comb begin                        // elements of an eltwise / move / scatter word: its dims
-        elements = 1;
-        for (int d = 0; d < R; d++) elements *= f[(f[0] == 1 ? 6 : 4) + d];
-    end
-
-    // window fields
+    // ---------------------------------------------------------------- window datapath
     int w_dst, w_rq, w_src, w_zp, w_wsrc, w_woff, w_init, N, C, H, W, O, CG, KH, KW, OH, OW, SH, SW, DH, DW, PT, PL, OG;
+    int VEC, PE, SIMD, RED;
     logic w_max;
     assign w_dst = f[1]; assign w_rq = f[2]; assign w_src = f[3]; assign w_zp = f[4]; assign w_wsrc = f[5];
     assign w_woff = f[6]; assign w_max = f[7] != 0; assign w_init = f[8];
     assign N = f[9]; assign C = f[10]; assign H = f[11]; assign W = f[12]; assign O = f[13]; assign CG = f[14];
     assign KH = f[15]; assign KW = f[16]; assign OH = f[17]; assign OW = f[18]; assign SH = f[19]; assign SW = f[20];
     assign DH = f[21]; assign DW = f[22]; assign PT = f[23]; assign PL = f[24]; assign OG = f[25];
+    assign VEC = f[FV]; assign PE = f[FP]; assign SIMD = f[FS]; assign RED = CG * KH * KW;
 
-    int iy, ix;
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses are computed as ints, the memories decode the low bits
-    int xaddr, widx;
-    logic in_bounds;
-    logic signed [SB-1:0] xval;
-    logic signed [PW-1:0] wval, mac;
-    always_comb begin
-        iy = oy * SH - PT + ky * DH;
-        ix = ox * SW - PL + kx * DW;
-        in_bounds = iy >= 0 && iy < H && ix >= 0 && ix < W;
-        xaddr = w_src + ((n * C + (o / OG) * CG + ci) * H + (in_bounds ? iy : 0)) * W + (in_bounds ? ix : 0);
-        xval = mem[xaddr];
-        widx = w_woff + o * (CG * KH * KW) + r;
-        wval = (w_wsrc < 0) ? PW'(1) : PW'(wrom[widx]);
-        mac = acc + wval * (PW'(xval) - PW'(w_zp));
-    end
+    int n, oy, ox0, o0, r0;                  // the output group (n, oy, ox0.., o0..) and its reduction step r0..
+    logic first_step, last_step;
+    assign first_step = r0 == 0;
+    assign last_step = r0 + SIMD >= RED;
+    logic signed [PW-1:0] acc[NO], acc_next[NO];
 
-    // element datapaths
-    int e_dst, e_idx, row;
-    /* verilator lint_on UNUSEDSIGNAL */
-    logic signed [PW-1:0] e_p;
-    logic signed [SB-1:0] e_val;
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses and tap fields are ints, the memories decode the low bits
     always_comb begin
-        e_dst = 0;
-        e_idx = 0;
-        e_p = '0;
-        row = 0;
-        e_val = '0;
-        if (f[0] == 1) begin                 // eltwise: f = kind dst rq nt inner chans dims[6] terms{src zp strides[6]}
-            row = f[2] + (i / f[4]) % f[5];
-            e_p = rq_bias[row];
-            for (int t = 0; t < 2; t++) begin
-                if (t < f[3]) begin
-                    e_idx = 0;
-                    for (int d = 0; d < R; d++) e_idx += co[d] * f[12 + t * 8 + 2 + d];
-                    e_p += (PW'(mem[f[12 + t * 8] + e_idx]) - PW'(f[12 + t * 8 + 1])) *
-                           PW'(t == 0 ? rq_m0[row] : rq_m1[row]);
+        for (int v = 0; v < MV; v++) begin
+            for (int p = 0; p < MP; p++) begin
+                automatic int o = o0 + p;
+                automatic int ox = ox0 + v;
+                automatic logic signed [PW-1:0] a = first_step ? PW'(w_init) : acc[v * MP + p];
+                for (int s = 0; s < MS; s++) begin
+                    automatic int r = r0 + s;
+                    automatic logic [47:0] t = tap[f[FTAP] + (r < RED ? r : 0)];
+                    automatic int iy = oy * SH - PT + int'(signed'(t[31:16]));
+                    automatic int ix = ox * SW - PL + int'(signed'(t[15:0]));
+                    automatic logic live = v < VEC && p < PE && s < SIMD && o < O && ox < OW && r < RED && iy >= 0 && iy < H
+                                           && ix >= 0 && ix < W;
+                    automatic int xa = w_src + ((n * C + (o / OG) * CG + int'(t[47:32])) * H + (live ? iy : 0)) * W
+                                       + (live ? ix : 0);
+                    automatic logic signed [PW-1:0] x = PW'(mem[live ? xa : 0]);
+                    automatic logic signed [PW-1:0] w = (w_wsrc < 0 || !live) ? PW'(1)
+                                                        : PW'(wrom[w_woff + o * RED + r]);
+                    if (live) begin
+                        if (w_max) begin
+                            if (x > a) a = x;
+                        end else a = a + w * (x - PW'(w_zp));
+                    end
                 end
+                acc_next[v * MP + p] = a;
             end
-            e_val = finish(e_p, row);
-            e_dst = f[1] + i;
-        end else if (f[0] == 2) begin        // move: f = kind dst 0 src dims[6] mul[6] div[6] add[6] stride[6]
-            e_idx = 0;
-            for (int d = 0; d < R; d++) e_idx += (co[d] * f[10 + d] / f[16 + d] + f[22 + d]) * f[28 + d];
-            e_val = mem[f[3] + e_idx];
-            e_dst = f[1] + i;
-        end else if (f[0] == 3) begin        // scatter: f = kind dst 0 src dims[6] offset[6] out_strides[6]
-            e_idx = 0;
-            for (int d = 0; d < R; d++) e_idx += (co[d] + f[10 + d]) * f[16 + d];
-            e_val = mem[f[3] + i];
-            e_dst = f[1] + e_idx;
         end
     end
+
+    // ---------------------------------------------------------------- element datapaths
+    int i0, elements;
+    always_comb begin                        // elements of an eltwise / move / scatter word: its dims
+        elements = 1;
+        for (int d = 0; d < R; d++) elements *= f[(f[0] == 1 ? 6 : 4) + d];
+    end
+    logic e_we[ML];
+    int e_dst[ML];
+    logic signed [SB-1:0] e_val[ML];
+    always_comb begin
+        for (int l = 0; l < ML; l++) begin
+            automatic int i = i0 + l;
+            automatic int co[R];
+            automatic int rest = i;
+            automatic int idx = 0;
+            automatic int row = 0;
+            automatic logic signed [PW-1:0] p = '0;
+            for (int d = R - 1; d >= 0; d--) begin   // coordinates of element i, last dimension fastest
+                automatic int dim = f[(f[0] == 1 ? 6 : 4) + d];
+                co[d] = dim > 0 ? rest % dim : 0;
+                rest = dim > 0 ? rest / dim : 0;
+            end
+            e_we[l] = state == ELEM && l < VEC * PE && i < elements;
+            e_dst[l] = f[1] + i;
+            e_val[l] = '0;
+            if (!e_we[l]) begin
+                e_dst[l] = 0;
+            end else if (f[0] == 1) begin    // eltwise: f = kind dst rq nt inner chans dims[6] terms{src zp strides[6]}
+                row = f[2] + (i / f[4]) % f[5];
+                p = rq_bias[row];
+                for (int t = 0; t < 2; t++) begin
+                    if (t < f[3]) begin
+                        idx = 0;
+                        for (int d = 0; d < R; d++) idx += co[d] * f[12 + t * 8 + 2 + d];
+                        p += (PW'(mem[f[12 + t * 8] + idx]) - PW'(f[12 + t * 8 + 1])) *
+                             PW'(t == 0 ? rq_m0[row] : rq_m1[row]);
+                    end
+                end
+                e_val[l] = finish(p, row);
+            end else if (f[0] == 2) begin    // move: f = kind dst 0 src dims[6] mul[6] div[6] add[6] stride[6]
+                for (int d = 0; d < R; d++) idx += (co[d] * f[10 + d] / f[16 + d] + f[22 + d]) * f[28 + d];
+                e_val[l] = mem[f[3] + idx];
+            end else if (f[0] == 3) begin    // scatter: f = kind dst 0 src dims[6] offset[6] out_strides[6]
+                for (int d = 0; d < R; d++) idx += (co[d] + f[10 + d]) * f[16 + d];
+                e_val[l] = mem[f[3] + i];
+                e_dst[l] = f[1] + idx;
+            end
+        end
+    end
+    /* verilator lint_on UNUSEDSIGNAL */
 
     always_ff @(posedge clk) begin
         if (!rst_n) begin
@@ -187,59 +232,51 @@ module hlsgen_core #(
                     else begin
                         for (int k = 0; k < NF; k++) f[k] <= int'(prog[pc * NF + k]);
                         pc <= pc + 1;
-                        n <= 0; oy <= 0; ox <= 0; o <= 0; ci <= 0; ky <= 0; kx <= 0; r <= 0;
-                        acc <= PW'(signed'(prog[pc * NF + 8]));
-                        for (int d = 0; d < R; d++) co[d] <= 0;
-                        i <= 0;
-                        state <= (prog[pc * NF] == 0) ? WIN_MAC : ELEM;
+                        n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; i0 <= 0;
+                        lat <= int'(prog[pc * NF + FLAT]);
+                        state <= (prog[pc * NF] == 0) ? WIN : ELEM;
                     end
                 end
-                WIN_MAC: begin
-                    if (in_bounds) begin
-                        if (w_max) begin
-                            if (PW'(xval) > acc) acc <= PW'(xval);
-                        end else acc <= mac;
-                    end
-                    r <= r + 1;
-                    if (kx + 1 < KW) kx <= kx + 1;
+                WIN: begin
+                    for (int k = 0; k < NO; k++) acc[k] <= acc_next[k];
+                    if (!last_step) r0 <= r0 + SIMD;
                     else begin
-                        kx <= 0;
-                        if (ky + 1 < KH) ky <= ky + 1;
-                        else begin
-                            ky <= 0;
-                            if (ci + 1 < CG) ci <= ci + 1;
-                            else begin
-                                ci <= 0;
-                                state <= WIN_OUT;
+                        // the group's outputs: requantize (or pass the maximum) and write
+                        for (int v = 0; v < MV; v++) begin
+                            for (int p = 0; p < MP; p++) begin
+                                if (v < VEC && p < PE && o0 + p < O && ox0 + v < OW) begin
+                                    mem[w_dst + ((n * O + o0 + p) * OH + oy) * OW + ox0 + v] <= w_max
+                                        ? SB'(acc_next[v * MP + p])
+                                        : finish(acc_next[v * MP + p] * PW'(rq_m0[w_rq + o0 + p]) + rq_bias[w_rq + o0 + p],
+                                                 w_rq + o0 + p);
+                                end
                             end
                         end
-                    end
-                end
-                WIN_OUT: begin
-                    mem[w_dst + ((n * O + o) * OH + oy) * OW + ox] <=
-                        w_max ? SB'(acc) : finish(acc * PW'(rq_m0[w_rq + o]) + rq_bias[w_rq + o], w_rq + o);
-                    acc <= PW'(w_init);
-                    r <= 0;
-                    state <= WIN_MAC;
-                    if (o + 1 < O) o <= o + 1;
-                    else begin
-                        o <= 0;
-                        if (ox + 1 < OW) ox <= ox + 1;
+                        r0 <= 0;
+                        if (o0 + PE < O) o0 <= o0 + PE;
                         else begin
-                            ox <= 0;
-                            if (oy + 1 < OH) oy <= oy + 1;
+                            o0 <= 0;
+                            if (ox0 + VEC < OW) ox0 <= ox0 + VEC;
                             else begin
-                                oy <= 0;
-                                if (n + 1 < N) n <= n + 1;
-                                else state <= FETCH;
+                                ox0 <= 0;
+                                if (oy + 1 < OH) oy <= oy + 1;
+                                else begin
+                                    oy <= 0;
+                                    if (n + 1 < N) n <= n + 1;
+                                    else state <= (lat > 0) ? DRAIN : FETCH;
+                                end
                             end
                         end
                     end
                 end
                 ELEM: begin
-                    mem[e_dst] <= e_val;
-                    i <= i + 1;
-                    if (i + 1 == elements) state <= FETCH;
+                    for (int l = 0; l < ML; l++) if (e_we[l]) mem[e_dst[l]] <= e_val[l];
+                    i0 <= i0 + VEC * PE;
+                    if (i0 + VEC * PE >= elements) state <= (lat > 0) ? DRAIN : FETCH;
+                end
+                DRAIN: begin
+                    lat <= lat - 1;
+                    if (lat == 1) state <= FETCH;
                 end
                 DONE: begin
                     done <= 1'b1;
@@ -247,18 +284,6 @@ module hlsgen_core #(
                 end
                 default: state <= IDLE;
             endcase
-            if (state == ELEM) begin
-                // the counter co[] advances with a carry chain, last dimension fastest
-                automatic logic carry = 1'b1;
-                for (int d = R - 1; d >= 0; d--) begin
-                    if (carry) begin
-                        if (co[d] + 1 < f[(f[0] == 1 ? 6 : 4) + d]) begin
-                            co[d] <= co[d] + 1;
-                            carry = 1'b0;
-                        end else co[d] <= 0;
-                    end
-                end
-            end
         end
     end
 endmodule

@@ -148,7 +148,11 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict) -> Dict[str, byte
               "outputs": [dict(p, file=f"out{i}.bin") for i, p in enumerate(core["outputs"])],
               "sources": ["hlsgen_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
               "core_cycles": core["core_cycles"], "cycle_limit": 2 * core["core_cycles"] + 1000,
-              "configuration_words": core["words"]}
+              "configuration_words": core["words"],
+              # per task: the core's own count against the schedule's modeled cycles (compute,
+              # before any overlap with transfers or other tasks)
+              "tasks": [{"task": p.name, "op": p.op, "folding": p.folding.as_list(), "modeled": int(p.cycles),
+                         "core": int(core["task_cycles"].get(p.name, 0))} for s in sched.stages for p in s.tasks]}
     files["sim/design.json"] = (json.dumps(design, indent=2, sort_keys=True) + "\n").encode()
     return files
 
