@@ -183,7 +183,8 @@ def test_auto_is_the_optimum_of_its_search_space(exported, net, device):
     prob = Problem(g, dev, opts)
     assert prob.n <= 12
     s = schedule(g, dev, opts)
-    assert s.total_cycles == _brute_force(prob)
+    # a schedule's total is its stages plus the graph's streams, less the first switch-in
+    assert s.total_cycles == _brute_force(prob) + prob.outside_cycles()
 
 
 @pytest.mark.parametrize("net", TEST_NETS)
@@ -311,7 +312,8 @@ def test_schedule_cli_json_and_plot(exported, tmp_path):
     assert set(doc["resources"]) == {"dsp", "bram18", "uram", "lut", "ff"}
     for st in doc["stages"]:
         assert st["mode"] in ("dataflow", "sequential") and st["tasks"] and st["cycles"] > 0
-    assert doc["total_cycles"] == sum(st["cycles"] for st in doc["stages"])
+    assert doc["total_cycles"] == sum(st["cycles"] for st in doc["stages"]) + doc["stream_in_cycles"] + doc["stream_out_cycles"]
+    assert doc["stream_in_cycles"] == -(-3 * 32 * 32 // 64)          # demo_cnn's 3x32x32 int8 input, 64 per beat
     assert abs(doc["latency_ms"] - doc["total_cycles"] / (doc["clock_mhz"] * 1e3)) < 1e-6
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10000
 

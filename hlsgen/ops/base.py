@@ -46,6 +46,8 @@ class LoopNest:
     lookahead: int = 1           # input blocks (rows) needed before the first output block
     window_bits: int = 0         # line buffer a streaming (dataflow) implementation needs
     full_buffer_bits: int = 0    # whole-tensor buffer when output order != input order
+    drain_blocks: int = 0        # input blocks the work is spread over, when not `blocks` (a global
+                                 # pool: one output, but it accumulates as each input row arrives)
     free: bool = False           # a pure re-interpretation (reshape): no hardware, no cycles
 
     def with_window(self, window_bits: int) -> "LoopNest":

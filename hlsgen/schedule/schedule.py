@@ -38,7 +38,7 @@ class Stage:
     index: int
     mode: str                    # "dataflow" | "sequential"
     tasks: List[TaskPlan]
-    cycles: int                  # for the whole batch, switch-in overhead included
+    cycles: int                  # for the whole batch, switch-in overhead included (not in the first stage)
     start: int = 0               # cycle at which the stage starts
     resources: Resources = field(default_factory=Resources)
     buffers: List[Buffer] = field(default_factory=list)
@@ -63,6 +63,9 @@ class Schedule:
     weights_resident: bool
     macs: int
     search: Dict = field(default_factory=dict)
+    port_bits: int = 512         # AXI width of off-chip ports and of the graph's input and output streams
+    stream_in_cycles: int = 0    # the graph's inputs streamed in before the first stage (beats)
+    stream_out_cycles: int = 0   # the graph's outputs streamed out after the last stage
 
     @property
     def latency_ms(self) -> float:
@@ -88,7 +91,8 @@ class Schedule:
             "total_cycles": self.total_cycles, "latency_ms": round(self.latency_ms, 6),
             "cycles_per_input": self.cycles_per_input,
             "macs": self.macs, "gops": round(self.gops, 3),
-            "offchip_bytes": self.offchip_bytes, "weights_resident": self.weights_resident,
+            "offchip_bytes": self.offchip_bytes, "weights_resident": self.weights_resident, "port_bits": self.port_bits,
+            "stream_in_cycles": self.stream_in_cycles, "stream_out_cycles": self.stream_out_cycles,
             "resources": res(self.resources), "budget": res(self.budget),
             "stages": [{
                 "index": s.index, "mode": s.mode, "start": s.start, "cycles": s.cycles,

@@ -45,8 +45,11 @@ from .schedule import Buffer, Schedule, Stage, TaskPlan
 
 MODES = ("auto", "dataflow", "sequential")
 OBJECTIVES = ("latency", "throughput")
-STAGE_SWITCH_CYCLES = 64     # drain the previous stage's pipelines, send configuration words
-TASK_SWITCH_CYCLES = 4       # InTAR: one configuration-word FIFO read + mux (10-20 ns)
+STAGE_SWITCH_CYCLES = 64     # drain the previous stage's pipelines, send configuration words (not
+                             # before the first stage: segment costs include it, the schedule's
+                             # total takes it back once)
+TASK_SWITCH_CYCLES = 1       # the core loads its next configuration word, one ROM row (InTAR
+                             # quotes 10-20 ns for its FIFO read + mux; hlsgen_core measures 1)
 MEMORY_LATENCY_CYCLES = 100  # first word of an off-chip burst
 RECONF_LUT_PER_TASK = 64     # operand/result muxes of a core per extra configuration
 WEIGHT_REGISTER_BITS = 16384  # weight arrays up to this size are fully partitioned into registers
@@ -175,6 +178,14 @@ class Problem:
         self.size = {n: g.tensors[n].size for n in self.act}
         self.bits = {n: self.size[n] * g.tensors[n].dtype.bits for n in self.act}
         outs = set(g.outputs)
+        # the graph's inputs and outputs are AXI4-Stream ports of port_bits: both kernels read the
+        # inputs into on-chip buffers before the first stage and write the outputs after the last
+        # (in row-major order, which a producer completes only at its end), so those transfers
+        # are serial, not overlapped with any task
+        self.io = set(g.inputs) | outs
+        self.stream_in = sum(self._beats(n) for n in g.inputs) * self.opts.batch
+        self.stream_out = sum(self._beats(n) for n in g.outputs) * self.opts.batch
+        self.io_bytes = sum(self.bits[n] // 8 for n in self.io if n in self.bits) * self.opts.batch
         self.last = {n: (self.n if n in outs else max(self.cons.get(n, [self.prod[n]]))) for n in self.act}
         usable = onchip_bits(self.dev, self.opts.resource_cap)
         self.scratch_limit = self.opts.scratch_fraction * usable
@@ -189,6 +200,16 @@ class Problem:
         for p, l, b in zip(self._on_prod, self._on_last, self._on_bits):
             live[max(p, 0): min(l, self.n - 1) + 1] += b
         self._live_seq = live
+
+    def _beats(self, n: str) -> int:
+        t = self.g.tensors[n]
+        cw = next((w for w in (8, 16, 32, 64) if t.dtype.bits <= w), 64)
+        return -(-t.size // max(1, self.opts.port_bits // cw))
+
+    def outside_cycles(self) -> int:
+        """What a schedule's total adds to the sum of its stages: the input and output streams,
+        less the switch-in of the first stage (nothing to drain before it)."""
+        return self.stream_in + self.stream_out - STAGE_SWITCH_CYCLES
 
     def _weights(self):
         self.weight_bits = [n.weights * n.weight_bits for n in self.nests]
@@ -267,10 +288,10 @@ class Problem:
         if self.weight_place[k] == "offchip":
             streams.append(self.weight_bits[k] / 8)
         for n in t.inputs:
-            if n in self.prod and self.offchip[n] and self._stored(n, i, j, mode):
+            if n in self.prod and self.offchip[n] and n not in self.io and self._stored(n, i, j, mode):
                 streams.append(self.bits[n] / 8)
         for n in t.outputs:
-            if n in self.prod and self.offchip[n] and self._stored(n, i, j, mode):
+            if n in self.prod and self.offchip[n] and n not in self.io and self._stored(n, i, j, mode):
                 streams.append(self.bits[n] / 8)
         if not streams or self.nests[k].free:
             return 0, 0
@@ -303,15 +324,18 @@ class Problem:
                 blocks = max(1, self.nests[p].blocks)
                 need = min(blocks, max(1, nest.lookahead))
                 row.append((n, p - i, need / blocks, 1.0 / blocks, self.size[n], self.g.tensors[n].dtype.bits))
-            edges.append((row, 1.0 / max(1, nest.blocks)))
+            edges.append((row, 1.0 / max(1, nest.drain_blocks or nest.blocks)))
         return edges
 
-    def _df_timing(self, edges, eff: List[int], lanes: List[int], want_depths: bool = True):
+    def _df_timing(self, edges, eff: List[int], lanes: List[int], want_depths: bool = True,
+                   pipe: Optional[List[int]] = None):
         """Pipeline timing of a dataflow stage for one input: (latency, fifo depths, bottleneck
-        relative index, start cycles). A task starts once each FIFO producer has emitted the
-        blocks it needs; it ends no earlier than its own work after its start, and no earlier
-        than one of its blocks after its last producer ends."""
+        relative index, start cycles). A task's block leaves it `pipe` cycles (its pipeline
+        depth) after its last step. A task starts once each FIFO producer has emitted the blocks
+        it needs; it ends no earlier than its own work after its start, and no earlier than one
+        of its blocks (and its depth) after its last producer ends."""
         m = len(eff)
+        d = [min(eff[k], pipe[k]) if pipe else 0 for k in range(m)]
         start = [0.0] * m
         end = [0.0] * m
         depths: Dict[str, Tuple[int, int]] = {}
@@ -320,17 +344,17 @@ class Problem:
             s = 0.0
             e_in = 0.0
             for n, p, need_frac, first_frac, size, bits in row:
-                ready = start[p] + eff[p] * need_frac
+                ready = start[p] + d[p] + (eff[p] - d[p]) * need_frac
                 if ready > s:
                     s = ready
                 if end[p] > e_in:
                     e_in = end[p]
             start[k] = s
-            end[k] = max(s + eff[k], e_in + eff[k] * inv_blocks)
+            end[k] = max(s + eff[k], e_in + (eff[k] - d[k]) * inv_blocks + d[k])
             if want_depths:
                 # FIFO depth: what a producer emits between its first output and the consumer starting
                 for n, p, need_frac, first_frac, size, bits in row:
-                    first = start[p] + eff[p] * first_frac
+                    first = start[p] + d[p] + (eff[p] - d[p]) * first_frac
                     words = max(1, size // max(1, lanes[p]))
                     rate = words / max(1.0, eff[p])
                     depth = int(min(words, max(2, math.ceil((s - first) * rate) + 2)))
@@ -393,7 +417,7 @@ class Problem:
         def timed(chosen, want_depths=True):
             lanes = [o.folding.vec * o.folding.pe for o in chosen]
             eff = [max(o.cycles, tr[1]) for o, tr in zip(chosen, traffic)]
-            lat, depths, bott, starts = self._df_timing(edges, eff, lanes, want_depths)
+            lat, depths, bott, starts = self._df_timing(edges, eff, lanes, want_depths, [o.depth for o in chosen])
             res = fixed
             for d, w in depths.values():
                 res = res + fifo(d, w, self.dev)
@@ -437,7 +461,9 @@ class Problem:
                 eff2[idx] = max(new_o.cycles, traffic[idx][1])
                 lanes2 = list(lanes)
                 lanes2[idx] = new_o.folding.vec * new_o.folding.pe
-                lat2, _, bott2, _ = self._df_timing(edges, eff2, lanes2, want_depths=False)
+                pipe2 = [o.depth for o in chosen]
+                pipe2[idx] = new_o.depth
+                lat2, _, bott2, _ = self._df_timing(edges, eff2, lanes2, want_depths=False, pipe=pipe2)
                 c2 = lat2 + (B - 1) * eff2[bott2]
                 if c2 >= cycles:
                     continue
@@ -575,27 +601,31 @@ class Problem:
         # the DP may have costed a segment through an identical one elsewhere: redo the chosen
         # segments in place so the plan names its own tasks and tensors
         segs = [(i, j, m, self.segment(i, j, m, cached=False)) for i, j, m, _ in segs]
-        stages, t = [], 0
+        stages, t = [], self.stream_in
         res = Resources()
         for idx, (i, j, m, seg) in enumerate(segs):
             st = self._stage(idx, i, j, m, seg, t)
+            if idx == 0:
+                st.cycles -= STAGE_SWITCH_CYCLES      # nothing to drain before the first stage
             stages.append(st)
             t += st.cycles
             res = res.max(seg.res)
-        total = t
+        total = t + self.stream_out
         if (self.opts.objective == "throughput" and len(segs) == 1 and segs[0][2] == "dataflow"):
             # successive batches overlap in a single dataflow pipeline: one batch per B x bottleneck
-            total = self.opts.batch * segs[0][3].choice["steady"] + STAGE_SWITCH_CYCLES
+            total = self.opts.batch * segs[0][3].choice["steady"] + self.stream_in + self.stream_out
         return Schedule(model=self.g.name, device=self.dev.name, mode=mode, objective=self.opts.objective,
                         batch=self.opts.batch, clock_mhz=self.clock, resource_cap=self.opts.resource_cap,
-                        stages=stages, total_cycles=int(total), offchip_bytes=sum(s.offchip_bytes for s in stages),
+                        stages=stages, total_cycles=int(total),
+                        offchip_bytes=sum(s.offchip_bytes for s in stages) + self.io_bytes,
                         resources=res + self.reserved, budget=self.budget, weights_resident=self.resident,
-                        macs=sum(self.macs), search=search)
+                        macs=sum(self.macs), search=search, port_bits=self.opts.port_bits,
+                        stream_in_cycles=self.stream_in, stream_out_cycles=self.stream_out)
 
     def objective_cycles(self, segs) -> int:
         if self.opts.objective == "throughput" and len(segs) == 1 and segs[0][2] == "dataflow":
-            return self.opts.batch * segs[0][3].choice["steady"] + STAGE_SWITCH_CYCLES
-        return sum(s[3].cycles for s in segs)
+            return self.opts.batch * segs[0][3].choice["steady"] + self.stream_in + self.stream_out
+        return sum(s[3].cycles for s in segs) + self.outside_cycles()
 
 
 def _infeasible(prob: Problem, what: str, seg: _SegResult):
