@@ -58,6 +58,16 @@ class Store:
     impl: str = ""        # bram | uram | lutram for scratchpads
     bundle: str = ""      # m_axi bundle for off-chip tensors
     label: str = ""       # a printable, sanitized form of the ONNX name
+    beat: int = 1         # graph inputs and outputs: elements per AXI4-Stream beat
+
+    @property
+    def beats(self) -> int:
+        return -(-self.size // self.beat)
+
+    @property
+    def tw(self) -> int:
+        """TDATA width of a graph input or output stream."""
+        return self.cw * self.beat
 
     def param(self) -> str:
         if self.kind == "offchip":
@@ -135,8 +145,11 @@ class KernelBuilder:
             if kind[n] == "offchip":
                 bundle = f"gmem{n_off % channels}"
                 n_off += 1
-            self.stores[n] = Store(n, var, kind[n], ctype(t.dtype), t.size, t.dtype.bits, t.dtype.signed,
-                                   container_bits(t.dtype.bits), impl.get(n, ""), bundle, _label(n))
+            cw = container_bits(t.dtype.bits)
+            # a graph input or output streams port_bits per beat (the cost model's port width)
+            beat = max(1, self.s.port_bits // cw) if kind[n] in ("input", "output") else 1
+            self.stores[n] = Store(n, var, kind[n], ctype(t.dtype), t.size, t.dtype.bits, t.dtype.signed, cw,
+                                   impl.get(n, ""), bundle, _label(n), beat)
 
     def _weights(self):
         """Off-chip weights: one memory image (data/weights.bin), each task's array at an offset."""
