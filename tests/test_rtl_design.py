@@ -1,8 +1,10 @@
-"""`make sim` of emitted projects: the RTL realization (hlsgen_core running the design's
-configuration words, AXI4-Stream ports, AXI4-Lite control) simulated with cocotb on Verilator is
-bit-exact with the golden for every Foundation net, in all three modes, unconstrained and
-resource-capped; under random gaps and backpressure too; a stalled stream is named. Control
-goes through s_axi_control with cocotbext-axi's AXI4-Lite master (start, interrupt, status)."""
+"""`make sim` of emitted projects: the RTL realization of the schedule (one hlsgen_core per
+sequential stage and per dataflow task, with the schedule's foldings; AXI4-Stream ports of the
+schedule's port width; AXI4-Lite control) simulated with cocotb on Verilator is bit-exact with
+the golden for every Foundation net, in all three modes, unconstrained and resource-capped, and
+its simulated cycles are within 10% of the cost model's; under random gaps and backpressure
+too; a stalled stream is named. Control goes through s_axi_control with cocotbext-axi's
+AXI4-Lite master (start, interrupt, status)."""
 import json
 import subprocess
 
@@ -38,10 +40,12 @@ def test_rtl_sim_bit_exact(exported, tmp_path, net, mode, target):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert res["passed"] and res["mismatches"] == 0 and res["elements"] > 0, res
     design = json.loads((out / "sim" / "design.json").read_text())
-    # the core's cycles are exactly its own count (fetch, taps, outputs, elements, transfers)
-    assert abs(res["cycles"] - design["core_cycles"]) <= 2, (res["cycles"], design["core_cycles"])
+    # overlap only shortens: never more than every core's words one after another
+    assert res["cycles"] <= design["serial_cycles"], (res["cycles"], design["serial_cycles"])
     assert res["predicted_cycles"] == json.loads((out / "report.json").read_text())["total_cycles"]
-    assert "cycle_error" in res and res["cycles_are"].startswith("simulated")
+    assert res["cycles_are"].startswith("simulated")
+    # issue 6: simulated cycles within 10% of the model's (docs/performance.md has the table)
+    assert abs(res["cycle_error"]) <= 0.10, (res["cycles"], res["predicted_cycles"], res["cycle_error"])
 
 
 @pytest.mark.parametrize("net", ["residual", "shuffle_block", "demo_cnn"])
@@ -90,3 +94,24 @@ def test_rtl_lint_clean_for_a_design(exported, tmp_path):
                         "rtl/hlsgen_core.sv", "rtl/hlsgen_axilite_ctrl.sv", "rtl/hlsgen_top.sv"], cwd=out, capture_output=True, text=True,
                        env=dict(os.environ, PATH=verilator_env()["PATH"]))
     assert r.returncode == 0 and "%Warning" not in r.stderr, r.stderr[-3000:]
+
+
+def test_a_stalled_stage_is_named(exported, tmp_path):
+    """A core that waits for rows nobody writes (here: its word edited to wait for a million
+    rows of counter 0) stops the design; the report names the stage, core, task and word."""
+    import re
+    out, b = build(exported, tmp_path, "residual", "dataflow", "free")
+    assert b.returncode == 0
+    design = json.loads((out / "sim" / "design.json").read_text())
+    core = design["cores"][1]
+    nf = int(re.search(r"\.NF\((\d+)\)", (out / "rtl" / "hlsgen_top.sv").read_text()).group(1))
+    words = (out / "rtl" / "program.mem").read_text().split()
+    x = nf - 25                                  # hlsgen_core's fields: source 0 at X+14 .. X+18
+    first = core["first"] * nf
+    words[first + x + 14] = f"{0:08x}"           # counter 0
+    words[first + x + 18] = f"{1_000_000:08x}"   # ... all of a million rows
+    (out / "rtl" / "program.mem").write_text("\n".join(words) + "\n")
+    r, res = sim(out)
+    assert r.returncode != 0 and not res["passed"]
+    assert f"stage {core['stage']} core1" in res["stalled"] and core["tasks"] in res["stalled"], res["stalled"]
+    assert "STALLED" in r.stdout

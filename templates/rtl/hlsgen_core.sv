@@ -1,46 +1,69 @@
-// hlsgen: the reconfigurable compute core in RTL, with the schedule's foldings. It executes the
-// same configuration words as the HLS core (docs/hls.md, "Sequential stages"), each extended
-// by the task's folding: VEC output pixels x PE output channels x SIMD reduction taps per cycle
-// for window words, VEC x PE elements per cycle for the others (the cost model's lanes,
-// hlsgen/schedule/cost.py). Operand sources and result sinks are base addresses in one
-// activation memory: every stored tensor, graph inputs and outputs, and the constants of
-// elementwise ops live there.
+// hlsgen: one compute core in RTL, with the schedule's foldings. It executes the same
+// configuration words as the HLS core (docs/hls.md, "Sequential stages"), each extended by the
+// task's folding: VEC output pixels x PE output channels x SIMD reduction taps per cycle for
+// window words, VEC x PE elements per cycle for the others (the cost model's lanes,
+// hlsgen/schedule/cost.py). A sequential stage is one core running its tasks' words in order;
+// a dataflow stage is one core per task, all running at once (rtl/hlsgen_top.sv).
 //
-// Word kinds (fields 0 .. NF-6 as the HLS core's; the last five are this core's):
+// Operands are base addresses in the design's one activation memory, which the top owns: the
+// core reads it through NR combinational read ports and writes it through NW write ports.
+// Dataflow between cores: every tensor produced in a dataflow stage has a row counter in the
+// top (rows of all channels written, in units of N x H for 4-D tensors and of the last
+// dimension otherwise). A core reading a tensor still being produced checks, lane by lane,
+// that the row it reads has been written, and waits otherwise; a core publishes its output's
+// rows as it completes them. That is the line-buffer handshake of a streaming design, on
+// whole-tensor buffers.
+//
+// Word kinds (fields 0 .. NF-26 as the HLS core's; the last 25 are this core's, from X):
 //   0 window   conv / linear / pooling: per cycle one reduction step of SIMD taps for a group of
 //              VEC x PE outputs; the group's outputs are requantized and written on its last step
 //   1 eltwise  requant / add / clip: VEC x PE outputs per cycle
 //   2 move     affine gather (transpose, slice, split, resize, channel shuffle): VEC x PE per cycle
 //   3 scatter  affine scatter (concat): VEC x PE per cycle
-//   VEC PE SIMD LAT TAPS: the folding, the pipeline depth drained after the word (the cost
-//   model's depth_of; 0 on all but a task's last word) and the word's offset in the tap table
-// A word takes 1 fetch cycle + its steps + LAT cycles. start runs words [0, NT) once, then
-// pulses done.
+//   X+0 VEC, X+1 PE, X+2 SIMD    the folding
+//   X+3 LAT                      pipeline depth drained after the word (the cost model's
+//                                depth_of; 0 on all but a task's last word)
+//   X+4 TAP                      the word's offset in the tap table (window words)
+//   X+5 .. X+10 ORD              element words: iteration order of the six dimensions, outer
+//                                first (pixel-major for 4-D tensors, so rows complete early)
+//   X+11 PID, X+12 PDIV, X+13 PTOT   row counter of the output (-1: none), iterations per
+//                                published row (0: publish at the end only), rows in all
+//   X+14 .. X+18, X+19 .. X+23   sources 0 and 1: counter (-1: complete), C*H*W, H, W, ALL
+//                                (ALL > 0: wait for all ALL rows instead of row by row)
+//   X+24 PLAT                    the task's pipeline depth: a completed row becomes visible to
+//                                other cores PLAT cycles after its last step, as it would leave
+//                                a pipeline of that depth
+// A word takes 1 fetch cycle (none for a core's first word) + its steps + the cycles it waits +
+// LAT. start runs words
+// [first, last) once, then pulses done. Every core of a design has the same parameters (the
+// design's widest lanes), so a simulator compiles the core once.
 //
-// This is a simulation-first realization (docs/rtl.md): every lane reads the one memory
-// asynchronously, a lane's datapath is computed in one cycle, and the pipeline's depth is a
-// drain of LAT cycles after the word rather than registers inside the datapath.
+// This is a simulation-first realization (docs/rtl.md): read ports are asynchronous, a lane's
+// datapath is computed in one cycle, and the pipeline's depth is a drain of LAT cycles after
+// the word rather than registers inside the datapath.
 //
-// Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT x NF words of 32 bits),
-// MEM_INIT (the memory image, constants included), WROM (weights), TAP (per window word and
-// reduction index r: input channel, row and column offset of the tap, 3 x 16 bits), RQ_BIAS,
-// RQ_M0, RQ_M1, RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP, RQ_HALF_EVEN (one entry per requantization row).
+// Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT x NF words of 32 bits, all cores'),
+// WROM (weights), TAP (per window word and reduction index r: input channel, row and column
+// offset of the tap, 3 x 16 bits), RQ_BIAS, RQ_M0, RQ_M1, RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP,
+// RQ_HALF_EVEN (one entry per requantization row).
 module hlsgen_core #(
     parameter int NT = 1,
-    parameter int NF = 39,
-    parameter int MEM_WORDS = 16,
+    parameter int NF = 58,
     parameter int SB = 9,
     parameter int WROM_WORDS = 1,
     parameter int WB = 8,
     parameter int TAP_WORDS = 1,
     parameter int RQ_ROWS = 1,
     parameter int PW = 64,
-    parameter int MV = 1,                    // the widest VEC, PE, SIMD and VEC x PE of any word
+    parameter int MV = 1,                    // the widest VEC, PE, SIMD and VEC x PE of the core's words
     parameter int MP = 1,
     parameter int MS = 1,
     parameter int ML = 1,
+    parameter int NC = 1,                    // row counters in the design
+    parameter int NR = 2,                    // read ports: max(MV x MP x MS, 2 x ML)
+    parameter int NW = 1,                    // write ports: max(MV x MP, ML)
+    parameter int MD = 1,                    // the deepest PLAT of any word
     parameter string PROGRAM = "program.mem",
-    parameter string MEM_INIT = "mem.mem",
     parameter string WROM = "wrom.mem",
     parameter string TAP = "tap.mem",
     parameter string RQ_BIAS = "rq_bias.mem",
@@ -56,21 +79,25 @@ module hlsgen_core #(
     input  logic                 rst_n,
     input  logic                 start,
     output logic                 done,
-    // host port into the memory (graph inputs in, outputs out) while the core is idle
-    input  logic                 host_we,
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: 32-bit addresses, the memory decodes the low bits
-    input  logic [31:0]          host_addr,
-    /* verilator lint_on UNUSEDSIGNAL */
-    input  logic signed [SB-1:0] host_wdata,
-    output logic signed [SB-1:0] host_rdata
+    input  int                   first,      // this core's words: [first, last) of PROGRAM
+    input  int                   last,
+    output int                   raddr[NR],
+    input  logic signed [SB-1:0] rdata[NR],
+    output logic                 we[NW],
+    output int                   waddr[NW],
+    output logic signed [SB-1:0] wdata[NW],
+    input  int                   rows[NC],
+    output logic                 pub,
+    output int                   pub_id,
+    output int                   pub_rows
 );
+    /* verilator no_inline_module */        // one C++ class for all of a design's cores: fast builds
     localparam int R = 6;                    // tensor rank of eltwise / move / scatter words
-    localparam int FV = NF - 5, FP = NF - 4, FS = NF - 3, FLAT = NF - 2, FTAP = NF - 1;
+    localparam int X = NF - 25;
     localparam int NO = MV * MP;             // output lanes of a window step
 
     // ---------------------------------------------------------------- tables
     logic [31:0] prog[NT * NF];
-    logic signed [SB-1:0] mem[MEM_WORDS];
     logic signed [WB-1:0] wrom[WROM_WORDS];
     logic [47:0] tap[TAP_WORDS];
     logic signed [PW-1:0] rq_bias[RQ_ROWS];
@@ -80,7 +107,6 @@ module hlsgen_core #(
     logic rq_he[RQ_ROWS];
     initial begin
         $readmemh(PROGRAM, prog);
-        $readmemh(MEM_INIT, mem);
         $readmemh(WROM, wrom);
         $readmemh(TAP, tap);
         $readmemh(RQ_BIAS, rq_bias);
@@ -92,8 +118,6 @@ module hlsgen_core #(
         $readmemh(RQ_ZP, rq_zp);
         $readmemh(RQ_HALF_EVEN, rq_he);
     end
-
-    assign host_rdata = mem[host_addr];
 
     // requantizer tail of table row `row` (hlsgen_pkg::requant_tail)
     localparam int RW = hlsgen_pkg::RQ_W;
@@ -114,43 +138,78 @@ module hlsgen_core #(
     int f[NF];                               // the current configuration word
     int lat;                                 // drain cycles left
 
+    // is offset j of source t written yet? (rows counted as the top's counters count them)
+    function automatic logic written(input int t, input int j);
+        automatic int b = X + 14 + 5 * t;
+        if (f[b] < 0 || f[b] >= NC) return 1'b1;
+        if (f[b + 4] > 0) return rows[f[b]] >= f[b + 4];
+        return rows[f[b]] > (j / f[b + 1]) * f[b + 2] + (j / f[b + 3]) % f[b + 2];
+    endfunction
+
     // ---------------------------------------------------------------- window datapath
-    int w_dst, w_rq, w_src, w_zp, w_wsrc, w_woff, w_init, N, C, H, W, O, CG, KH, KW, OH, OW, SH, SW, DH, DW, PT, PL, OG;
+    int w_dst, w_rq, w_src, w_zp, w_wsrc, w_woff, w_init, N, C, H, W, O, CG, KH, KW, OH, OW, SH, SW, PT, PL, OG;
     int VEC, PE, SIMD, RED;
     logic w_max;
     assign w_dst = f[1]; assign w_rq = f[2]; assign w_src = f[3]; assign w_zp = f[4]; assign w_wsrc = f[5];
     assign w_woff = f[6]; assign w_max = f[7] != 0; assign w_init = f[8];
     assign N = f[9]; assign C = f[10]; assign H = f[11]; assign W = f[12]; assign O = f[13]; assign CG = f[14];
     assign KH = f[15]; assign KW = f[16]; assign OH = f[17]; assign OW = f[18]; assign SH = f[19]; assign SW = f[20];
-    assign DH = f[21]; assign DW = f[22]; assign PT = f[23]; assign PL = f[24]; assign OG = f[25];
-    assign VEC = f[FV]; assign PE = f[FP]; assign SIMD = f[FS]; assign RED = CG * KH * KW;
+    assign PT = f[23]; assign PL = f[24]; assign OG = f[25];   // dilations: in the tap table
+    assign VEC = f[X]; assign PE = f[X + 1]; assign SIMD = f[X + 2]; assign RED = CG * KH * KW;
 
     int n, oy, ox0, o0, r0;                  // the output group (n, oy, ox0.., o0..) and its reduction step r0..
-    logic first_step, last_step;
+    logic first_step, last_step, row_end;
     assign first_step = r0 == 0;
     assign last_step = r0 + SIMD >= RED;
+    assign row_end = o0 + PE >= O && ox0 + VEC >= OW;
     logic signed [PW-1:0] acc[NO], acc_next[NO];
+    logic w_ready;
+    int w_raddr[NR];
+    logic w_live[NR];
+    int w_widx[NR];
 
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses and tap fields are ints, the memories decode the low bits
-    always_comb begin
+    always_comb begin                        // the step's read addresses, and whether their rows are written
+        w_ready = 1'b1;
+        for (int k = 0; k < NR; k++) begin
+            w_raddr[k] = 0;
+            w_live[k] = 1'b0;
+            w_widx[k] = 0;
+        end
         for (int v = 0; v < MV; v++) begin
             for (int p = 0; p < MP; p++) begin
-                automatic int o = o0 + p;
-                automatic int ox = ox0 + v;
-                automatic logic signed [PW-1:0] a = first_step ? PW'(w_init) : acc[v * MP + p];
                 for (int s = 0; s < MS; s++) begin
+                    automatic int k = (v * MP + p) * MS + s;
+                    automatic int o = o0 + p;
+                    automatic int ox = ox0 + v;
                     automatic int r = r0 + s;
-                    automatic logic [47:0] t = tap[f[FTAP] + (r < RED ? r : 0)];
+                    automatic logic [47:0] t = tap[f[X + 4] + (r < RED ? r : 0)];
                     automatic int iy = oy * SH - PT + int'(signed'(t[31:16]));
                     automatic int ix = ox * SW - PL + int'(signed'(t[15:0]));
-                    automatic logic live = v < VEC && p < PE && s < SIMD && o < O && ox < OW && r < RED && iy >= 0 && iy < H
-                                           && ix >= 0 && ix < W;
-                    automatic int xa = w_src + ((n * C + (o / OG) * CG + int'(t[47:32])) * H + (live ? iy : 0)) * W
-                                       + (live ? ix : 0);
-                    automatic logic signed [PW-1:0] x = PW'(mem[live ? xa : 0]);
-                    automatic logic signed [PW-1:0] w = (w_wsrc < 0 || !live) ? PW'(1)
-                                                        : PW'(wrom[w_woff + o * RED + r]);
-                    if (live) begin
+                    automatic int j = ((n * C + (o / OG) * CG + int'(t[47:32])) * H + iy) * W + ix;
+                    if (state == WIN && v < VEC && p < PE && s < SIMD && o < O && ox < OW && r < RED && iy >= 0 && iy < H
+                        && ix >= 0 && ix < W) begin
+                        w_live[k] = 1'b1;
+                        w_raddr[k] = w_src + j;
+                        w_widx[k] = w_woff + o * RED + r;
+                        if (!written(0, j)) w_ready = 1'b0;
+                    end
+                end
+            end
+        end
+    end
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: lane indices are ints
+    always_comb begin                        // the step's multiply-accumulates (or maxima)
+        for (int v = 0; v < MV; v++) begin
+            for (int p = 0; p < MP; p++) begin
+                automatic logic signed [PW-1:0] a = first_step ? PW'(w_init) : acc[v * MP + p];
+                for (int s = 0; s < MS; s++) begin
+                    automatic int k = (v * MP + p) * MS + s;
+                    automatic logic signed [PW-1:0] x = PW'(rdata[k]);
+                    automatic logic signed [PW-1:0] w = (w_wsrc < 0 || !w_live[k]) ? PW'(1) : PW'(wrom[w_widx[k]]);
+                    if (w_live[k]) begin
                         if (w_max) begin
                             if (x > a) a = x;
                         end else a = a + w * (x - PW'(w_zp));
@@ -160,6 +219,7 @@ module hlsgen_core #(
             end
         end
     end
+    /* verilator lint_on UNUSEDSIGNAL */
 
     // ---------------------------------------------------------------- element datapaths
     int i0, elements;
@@ -168,49 +228,148 @@ module hlsgen_core #(
         for (int d = 0; d < R; d++) elements *= f[(f[0] == 1 ? 6 : 4) + d];
     end
     logic e_we[ML];
-    int e_dst[ML];
+    int e_dst[ML], e_row[ML];
     logic signed [SB-1:0] e_val[ML];
-    always_comb begin
+    logic e_ready;
+    int e_raddr[NR];
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses are ints, the memory decodes the low bits
+    always_comb begin                        // each lane's element: where it reads, where it writes
+        e_ready = 1'b1;
+        for (int k = 0; k < NR; k++) e_raddr[k] = 0;
         for (int l = 0; l < ML; l++) begin
             automatic int i = i0 + l;
             automatic int co[R];
             automatic int rest = i;
+            automatic int lin = 0;
             automatic int idx = 0;
-            automatic int row = 0;
-            automatic logic signed [PW-1:0] p = '0;
-            for (int d = R - 1; d >= 0; d--) begin   // coordinates of element i, last dimension fastest
-                automatic int dim = f[(f[0] == 1 ? 6 : 4) + d];
+            automatic int d0 = f[0] == 1 ? 6 : 4;
+            for (int k = R - 1; k >= 0; k--) begin   // coordinates of iteration i, in the word's order
+                automatic int d = f[X + 5 + k];
+                automatic int dim = f[d0 + d];
                 co[d] = dim > 0 ? rest % dim : 0;
                 rest = dim > 0 ? rest / dim : 0;
             end
+            for (int d = 0; d < R; d++) lin = lin * f[d0 + d] + co[d];   // its row-major index
             e_we[l] = state == ELEM && l < VEC * PE && i < elements;
-            e_dst[l] = f[1] + i;
-            e_val[l] = '0;
-            if (!e_we[l]) begin
-                e_dst[l] = 0;
-            end else if (f[0] == 1) begin    // eltwise: f = kind dst rq nt inner chans dims[6] terms{src zp strides[6]}
-                row = f[2] + (i / f[4]) % f[5];
-                p = rq_bias[row];
-                for (int t = 0; t < 2; t++) begin
-                    if (t < f[3]) begin
-                        idx = 0;
-                        for (int d = 0; d < R; d++) idx += co[d] * f[12 + t * 8 + 2 + d];
-                        p += (PW'(mem[f[12 + t * 8] + idx]) - PW'(f[12 + t * 8 + 1])) *
-                             PW'(t == 0 ? rq_m0[row] : rq_m1[row]);
+            e_dst[l] = 0;
+            e_row[l] = 0;
+            if (e_we[l]) begin
+                e_dst[l] = f[1] + lin;
+                if (f[0] == 1) begin             // eltwise: f = kind dst rq nt inner chans dims[6] terms{src zp strides[6]}
+                    e_row[l] = f[2] + (lin / f[4]) % f[5];
+                    for (int t = 0; t < 2; t++) begin
+                        if (t < f[3]) begin
+                            idx = 0;
+                            for (int d = 0; d < R; d++) idx += co[d] * f[12 + t * 8 + 2 + d];
+                            e_raddr[t * ML + l] = f[12 + t * 8] + idx;
+                            if (!written(t, idx)) e_ready = 1'b0;
+                        end
                     end
+                end else if (f[0] == 2) begin    // move: f = kind dst 0 src dims[6] mul[6] div[6] add[6] stride[6]
+                    for (int d = 0; d < R; d++) idx += (co[d] * f[10 + d] / f[16 + d] + f[22 + d]) * f[28 + d];
+                    e_raddr[l] = f[3] + idx;
+                    if (!written(0, idx)) e_ready = 1'b0;
+                end else if (f[0] == 3) begin    // scatter: f = kind dst 0 src dims[6] offset[6] out_strides[6]
+                    for (int d = 0; d < R; d++) idx += (co[d] + f[10 + d]) * f[16 + d];
+                    e_raddr[l] = f[3] + lin;
+                    if (!written(0, lin)) e_ready = 1'b0;
+                    e_dst[l] = f[1] + idx;
                 end
-                e_val[l] = finish(p, row);
-            end else if (f[0] == 2) begin    // move: f = kind dst 0 src dims[6] mul[6] div[6] add[6] stride[6]
-                for (int d = 0; d < R; d++) idx += (co[d] * f[10 + d] / f[16 + d] + f[22 + d]) * f[28 + d];
-                e_val[l] = mem[f[3] + idx];
-            end else if (f[0] == 3) begin    // scatter: f = kind dst 0 src dims[6] offset[6] out_strides[6]
-                for (int d = 0; d < R; d++) idx += (co[d] + f[10 + d]) * f[16 + d];
-                e_val[l] = mem[f[3] + i];
-                e_dst[l] = f[1] + idx;
             end
         end
     end
     /* verilator lint_on UNUSEDSIGNAL */
+
+    always_comb begin                        // each lane's value
+        for (int l = 0; l < ML; l++) begin
+            automatic logic signed [PW-1:0] p = rq_bias[e_row[l]];
+            e_val[l] = rdata[l];
+            if (f[0] == 1) begin
+                for (int t = 0; t < 2; t++)
+                    if (t < f[3]) p += (PW'(rdata[t * ML + l]) - PW'(f[12 + t * 8 + 1])) *
+                                      PW'(t == 0 ? rq_m0[e_row[l]] : rq_m1[e_row[l]]);
+                e_val[l] = finish(p, e_row[l]);
+            end
+        end
+    end
+
+    // ---------------------------------------------------------------- ports
+    logic ready, w_fire, e_fire, e_last;
+    logic done_row;                          // rows of the output completed this cycle, and how many
+    int done_rows;
+    assign ready = state == WIN ? w_ready : e_ready;
+    assign w_fire = state == WIN && w_ready;
+    assign e_fire = state == ELEM && e_ready;
+    assign e_last = i0 + VEC * PE >= elements;
+    always_comb for (int k = 0; k < NR; k++) raddr[k] = state == WIN ? w_raddr[k] : e_raddr[k];
+    always_comb begin
+        for (int k = 0; k < NW; k++) begin
+            we[k] = 1'b0;
+            waddr[k] = 0;
+            wdata[k] = '0;
+        end
+        if (w_fire && last_step) begin       // the group's outputs: requantize (or pass the maximum)
+            for (int v = 0; v < MV; v++) begin
+                for (int p = 0; p < MP; p++) begin
+                    if (v < VEC && p < PE && o0 + p < O && ox0 + v < OW) begin
+                        we[v * MP + p] = 1'b1;
+                        waddr[v * MP + p] = w_dst + ((n * O + o0 + p) * OH + oy) * OW + ox0 + v;
+                        wdata[v * MP + p] = w_max ? SB'(acc_next[v * MP + p])
+                            : finish(acc_next[v * MP + p] * PW'(rq_m0[w_rq + o0 + p]) + rq_bias[w_rq + o0 + p],
+                                     w_rq + o0 + p);
+                    end
+                end
+            end
+        end
+        if (e_fire) begin
+            for (int l = 0; l < ML; l++) begin
+                we[l] = e_we[l];
+                waddr[l] = e_dst[l];
+                wdata[l] = e_val[l];
+            end
+        end
+        // rows of the output completed this cycle
+        done_row = 1'b0;
+        done_rows = 0;
+        if (w_fire && last_step && row_end) begin
+            done_row = f[X + 11] >= 0;
+            done_rows = n * OH + oy + 1;
+        end
+        if (e_fire && (e_last || f[X + 12] > 0)) begin
+            done_row = f[X + 11] >= 0;
+            done_rows = e_last ? f[X + 13] : (i0 + VEC * PE) / f[X + 12];
+        end
+    end
+
+    // ... published PLAT cycles later (a delay line; a task's words share one PLAT, and a word
+    // drains its LAT = PLAT before the next task's word starts, so entries never collide)
+    logic dl_v[MD];
+    int dl_id[MD], dl_rows[MD];
+    assign pub = dl_v[0];
+    assign pub_id = dl_id[0];
+    assign pub_rows = dl_rows[0];
+    always_ff @(posedge clk) begin
+        for (int k = 0; k < MD; k++) begin
+            if (k + 1 < MD) begin
+                dl_v[k] <= dl_v[k + 1];
+                dl_id[k] <= dl_id[k + 1];
+                dl_rows[k] <= dl_rows[k + 1];
+            end else dl_v[k] <= 1'b0;
+            if (done_row && k == (f[X + 24] > MD ? MD - 1 : (f[X + 24] > 0 ? f[X + 24] - 1 : 0))) begin
+                dl_v[k] <= 1'b1;
+                dl_id[k] <= f[X + 11];
+                dl_rows[k] <= done_rows;
+            end
+        end
+        if (!rst_n) for (int k = 0; k < MD; k++) dl_v[k] <= 1'b0;
+    end
+
+    task automatic fetch(input int w);       // load word w and start it
+        for (int k = 0; k < NF; k++) f[k] <= int'(prog[w * NF + k]);
+        n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; i0 <= 0;
+        lat <= int'(prog[w * NF + X + 3]);
+        state <= (prog[w * NF] == 0) ? WIN : ELEM;
+    endtask
 
     always_ff @(posedge clk) begin
         if (!rst_n) begin
@@ -220,38 +379,27 @@ module hlsgen_core #(
         end else begin
             done <= 1'b0;
             case (state)
-                IDLE: begin
-                    if (host_we) mem[host_addr] <= host_wdata;
-                    if (start) begin
-                        pc <= 0;
-                        state <= FETCH;
+                // FETCH loads word pc in one cycle (a word is one row of the program ROM); on start
+                // the first word loads at once
+                IDLE: if (start) begin
+                    pc <= first;
+                    state <= FETCH;
+                    if (first != last) begin
+                        fetch(first);
+                        pc <= first + 1;
                     end
                 end
                 FETCH: begin
-                    if (pc == NT) state <= DONE;
+                    if (pc == last) state <= DONE;
                     else begin
-                        for (int k = 0; k < NF; k++) f[k] <= int'(prog[pc * NF + k]);
+                        fetch(pc);
                         pc <= pc + 1;
-                        n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; i0 <= 0;
-                        lat <= int'(prog[pc * NF + FLAT]);
-                        state <= (prog[pc * NF] == 0) ? WIN : ELEM;
                     end
                 end
-                WIN: begin
+                WIN: if (ready) begin
                     for (int k = 0; k < NO; k++) acc[k] <= acc_next[k];
                     if (!last_step) r0 <= r0 + SIMD;
                     else begin
-                        // the group's outputs: requantize (or pass the maximum) and write
-                        for (int v = 0; v < MV; v++) begin
-                            for (int p = 0; p < MP; p++) begin
-                                if (v < VEC && p < PE && o0 + p < O && ox0 + v < OW) begin
-                                    mem[w_dst + ((n * O + o0 + p) * OH + oy) * OW + ox0 + v] <= w_max
-                                        ? SB'(acc_next[v * MP + p])
-                                        : finish(acc_next[v * MP + p] * PW'(rq_m0[w_rq + o0 + p]) + rq_bias[w_rq + o0 + p],
-                                                 w_rq + o0 + p);
-                                end
-                            end
-                        end
                         r0 <= 0;
                         if (o0 + PE < O) o0 <= o0 + PE;
                         else begin
@@ -269,10 +417,9 @@ module hlsgen_core #(
                         end
                     end
                 end
-                ELEM: begin
-                    for (int l = 0; l < ML; l++) if (e_we[l]) mem[e_dst[l]] <= e_val[l];
+                ELEM: if (ready) begin
                     i0 <= i0 + VEC * PE;
-                    if (i0 + VEC * PE >= elements) state <= (lat > 0) ? DRAIN : FETCH;
+                    if (e_last) state <= (lat > 0) ? DRAIN : FETCH;
                 end
                 DRAIN: begin
                     lat <= lat - 1;

@@ -81,8 +81,8 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     for i, s in enumerate(k["spills"]):
         s.arg = n_streams + i
     k["wmem_arg"] = n_streams + len(k["spills"])
-    top = ([f"hls::stream<hlsgen::axis_word<{s.cw}> > &in{i}" for i, s in enumerate(k["inputs"])] +
-           [f"hls::stream<hlsgen::axis_word<{s.cw}> > &out{i}" for i, s in enumerate(k["outputs"])] +
+    top = ([f"hls::stream<hlsgen::axis_word<{s.tw}> > &in{i}" for i, s in enumerate(k["inputs"])] +
+           [f"hls::stream<hlsgen::axis_word<{s.tw}> > &out{i}" for i, s in enumerate(k["outputs"])] +
            [s.param() for s in k["spills"]] + ([f"const ap_int<{kb.wcw}> *wmem"] if k["weights_offchip"] else []))
     top_args = ([f"in{i}" for i in range(len(k["inputs"]))] + [f"out{i}" for i in range(len(k["outputs"]))] +
                 [s.var for s in k["spills"]] + (["wmem"] if k["weights_offchip"] else []))
@@ -147,8 +147,10 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict) -> Dict[str, byte
     design = {"inputs": [dict(p, file=f"in{i}.bin") for i, p in enumerate(core["inputs"])],
               "outputs": [dict(p, file=f"out{i}.bin") for i, p in enumerate(core["outputs"])],
               "sources": ["hlsgen_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
-              "core_cycles": core["core_cycles"], "cycle_limit": 2 * core["core_cycles"] + 1000,
+              "serial_cycles": core["serial_cycles"], "cycle_limit": 2 * core["serial_cycles"] + 1000,
               "configuration_words": core["words"],
+              "cores": [{"index": c["index"], "stage": c["stage"], "first": c["first"], "last": c["last"],
+                         "tasks": c["what"]} for c in core["cores"]],
               # per task: the core's own count against the schedule's modeled cycles (compute,
               # before any overlap with transfers or other tasks)
               "tasks": [{"task": p.name, "op": p.op, "folding": p.folding.as_list(), "modeled": int(p.cycles),
