@@ -66,6 +66,7 @@ class Schedule:
     port_bits: int = 512         # AXI width of off-chip ports and of the graph's input and output streams
     stream_in_cycles: int = 0    # the graph's inputs streamed in before the first stage (beats)
     stream_out_cycles: int = 0   # the graph's outputs streamed out after the last stage
+    control_cycles: int = 0      # the kernel's start and done handshakes
 
     @property
     def latency_ms(self) -> float:
@@ -93,6 +94,7 @@ class Schedule:
             "macs": self.macs, "gops": round(self.gops, 3),
             "offchip_bytes": self.offchip_bytes, "weights_resident": self.weights_resident, "port_bits": self.port_bits,
             "stream_in_cycles": self.stream_in_cycles, "stream_out_cycles": self.stream_out_cycles,
+            "control_cycles": self.control_cycles,
             "resources": res(self.resources), "budget": res(self.budget),
             "stages": [{
                 "index": s.index, "mode": s.mode, "start": s.start, "cycles": s.cycles,

@@ -51,6 +51,8 @@ STAGE_SWITCH_CYCLES = 64     # drain the previous stage's pipelines, send config
 TASK_SWITCH_CYCLES = 1       # the core loads its next configuration word, one ROM row (InTAR
                              # quotes 10-20 ns for its FIFO read + mux; hlsgen_core measures 1)
 MEMORY_LATENCY_CYCLES = 100  # first word of an off-chip burst
+KERNEL_CONTROL_CYCLES = 4    # ap_start to the first input beat, state changes around the stages, the
+                             # last output beat to ap_done (hlsgen_top's control takes 5-6)
 RECONF_LUT_PER_TASK = 64     # operand/result muxes of a core per extra configuration
 WEIGHT_REGISTER_BITS = 16384  # weight arrays up to this size are fully partitioned into registers
 GREEDY_STEPS = 24            # latency refinement of a dataflow allocation: at most this many upgrades,
@@ -207,9 +209,10 @@ class Problem:
         return -(-t.size // max(1, self.opts.port_bits // cw))
 
     def outside_cycles(self) -> int:
-        """What a schedule's total adds to the sum of its stages: the input and output streams,
-        less the switch-in of the first stage (nothing to drain before it)."""
-        return self.stream_in + self.stream_out - STAGE_SWITCH_CYCLES
+        """What a schedule's total adds to the sum of its stages: the input and output streams
+        and the kernel's start/done control, less the switch-in of the first stage (nothing to
+        drain before it)."""
+        return self.stream_in + self.stream_out + KERNEL_CONTROL_CYCLES - STAGE_SWITCH_CYCLES
 
     def _weights(self):
         self.weight_bits = [n.weights * n.weight_bits for n in self.nests]
@@ -319,7 +322,9 @@ class Problem:
             row = []
             for n in t.inputs:
                 p = self.prod.get(n)
-                if p is None or not (i <= p < k) or self._stored(n, i, j, "dataflow"):
+                # a producer in this stage feeds its consumer through a FIFO even when the tensor
+                # is also stored for a later stage (the kernel fans it out to a storer)
+                if p is None or not (i <= p < k):
                     continue
                 blocks = max(1, self.nests[p].blocks)
                 need = min(blocks, max(1, nest.lookahead))
@@ -610,21 +615,22 @@ class Problem:
             stages.append(st)
             t += st.cycles
             res = res.max(seg.res)
-        total = t + self.stream_out
+        total = t + self.stream_out + KERNEL_CONTROL_CYCLES
         if (self.opts.objective == "throughput" and len(segs) == 1 and segs[0][2] == "dataflow"):
             # successive batches overlap in a single dataflow pipeline: one batch per B x bottleneck
-            total = self.opts.batch * segs[0][3].choice["steady"] + self.stream_in + self.stream_out
+            total = self.opts.batch * segs[0][3].choice["steady"] + self.stream_in + self.stream_out + KERNEL_CONTROL_CYCLES
         return Schedule(model=self.g.name, device=self.dev.name, mode=mode, objective=self.opts.objective,
                         batch=self.opts.batch, clock_mhz=self.clock, resource_cap=self.opts.resource_cap,
                         stages=stages, total_cycles=int(total),
                         offchip_bytes=sum(s.offchip_bytes for s in stages) + self.io_bytes,
                         resources=res + self.reserved, budget=self.budget, weights_resident=self.resident,
                         macs=sum(self.macs), search=search, port_bits=self.opts.port_bits,
-                        stream_in_cycles=self.stream_in, stream_out_cycles=self.stream_out)
+                        stream_in_cycles=self.stream_in, stream_out_cycles=self.stream_out,
+                        control_cycles=KERNEL_CONTROL_CYCLES)
 
     def objective_cycles(self, segs) -> int:
         if self.opts.objective == "throughput" and len(segs) == 1 and segs[0][2] == "dataflow":
-            return self.opts.batch * segs[0][3].choice["steady"] + self.stream_in + self.stream_out
+            return self.opts.batch * segs[0][3].choice["steady"] + self.stream_in + self.stream_out + KERNEL_CONTROL_CYCLES
         return sum(s[3].cycles for s in segs) + self.outside_cycles()
 
 
