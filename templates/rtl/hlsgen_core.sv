@@ -14,23 +14,24 @@
 // rows as it completes them. That is the line-buffer handshake of a streaming design, on
 // whole-tensor buffers.
 //
-// Word kinds (fields 0 .. NF-26 as the HLS core's; the last 25 are this core's, from X):
+// Word kinds (fields 0 .. X-1 as the HLS core's, then NX of this core's from X = NF - NX; offsets
+// are named in hlsgen_word_pkg, generated from the tables the words are built from):
 //   0 window   conv / linear / pooling: per cycle one reduction step of SIMD taps for a group of
 //              VEC x PE outputs; the group's outputs are requantized and written on its last step
 //   1 eltwise  requant / add / clip: VEC x PE outputs per cycle
 //   2 move     affine gather (transpose, slice, split, resize, channel shuffle): VEC x PE per cycle
 //   3 scatter  affine scatter (concat): VEC x PE per cycle
-//   X+0 VEC, X+1 PE, X+2 SIMD    the folding
-//   X+3 LAT                      pipeline depth drained after the word (the cost model's
+//   VEC, PE, SIMD                the folding
+//   LAT                          pipeline depth drained after the word (the cost model's
 //                                depth_of; 0 on all but a task's last word)
-//   X+4 TAP                      the word's offset in the tap table (window words)
-//   X+5 .. X+10 ORD              element words: iteration order of the six dimensions, outer
+//   TAP                          the word's offset in the tap table (window words)
+//   ORD (6)                      element words: iteration order of the six dimensions, outer
 //                                first (pixel-major for 4-D tensors, so rows complete early)
-//   X+11 PID, X+12 PDIV, X+13 PTOT   row counter of the output (-1: none), iterations per
+//   PID, PDIV, PTOT              row counter of the output (-1: none), iterations per
 //                                published row (0: publish at the end only), rows in all
-//   X+14 .. X+18, X+19 .. X+23   sources 0 and 1: counter (-1: complete), C*H*W, H, W, ALL
+//   SRC0 (5), SRC1 (5)           sources 0 and 1: counter (-1: complete), C*H*W, H, W, ALL
 //                                (ALL > 0: wait for all ALL rows instead of row by row)
-//   X+24 PLAT                    the task's pipeline depth: a completed row becomes visible to
+//   PLAT                         the task's pipeline depth: a completed row becomes visible to
 //                                other cores PLAT cycles after its last step, as it would leave
 //                                a pipeline of that depth
 // A word takes 1 fetch cycle (none for a core's first word) + its steps + the cycles it waits +
@@ -92,8 +93,9 @@ module hlsgen_core #(
     output int                   pub_rows
 );
     /* verilator no_inline_module */        // one C++ class for all of a design's cores: fast builds
+    import hlsgen_word_pkg::*;               // the word layout (generated with the design)
     localparam int R = 6;                    // tensor rank of eltwise / move / scatter words
-    localparam int X = NF - 25;
+    localparam int X = NF - NX;
     localparam int NO = MV * MP;             // output lanes of a window step
 
     // ---------------------------------------------------------------- tables
@@ -140,22 +142,23 @@ module hlsgen_core #(
 
     // is offset j of source t written yet? (rows counted as the top's counters count them)
     function automatic logic written(input int t, input int j);
-        automatic int b = X + 14 + 5 * t;
-        if (f[b] < 0 || f[b] >= NC) return 1'b1;
-        if (f[b + 4] > 0) return rows[f[b]] >= f[b + 4];
-        return rows[f[b]] > (j / f[b + 1]) * f[b + 2] + (j / f[b + 3]) % f[b + 2];
+        automatic int b = X + X_SRC0 + S_WIDTH * t;
+        if (f[b + S_ID] < 0 || f[b + S_ID] >= NC) return 1'b1;
+        if (f[b + S_ALL] > 0) return rows[f[b + S_ID]] >= f[b + S_ALL];
+        return rows[f[b + S_ID]] > (j / f[b + S_CHW]) * f[b + S_H] + (j / f[b + S_W]) % f[b + S_H];
     endfunction
 
     // ---------------------------------------------------------------- window datapath
     int w_dst, w_rq, w_src, w_zp, w_wsrc, w_woff, w_init, N, C, H, W, O, CG, KH, KW, OH, OW, SH, SW, PT, PL, OG;
     int VEC, PE, SIMD, RED;
     logic w_max;
-    assign w_dst = f[1]; assign w_rq = f[2]; assign w_src = f[3]; assign w_zp = f[4]; assign w_wsrc = f[5];
-    assign w_woff = f[6]; assign w_max = f[7] != 0; assign w_init = f[8];
-    assign N = f[9]; assign C = f[10]; assign H = f[11]; assign W = f[12]; assign O = f[13]; assign CG = f[14];
-    assign KH = f[15]; assign KW = f[16]; assign OH = f[17]; assign OW = f[18]; assign SH = f[19]; assign SW = f[20];
-    assign PT = f[23]; assign PL = f[24]; assign OG = f[25];   // dilations: in the tap table
-    assign VEC = f[X]; assign PE = f[X + 1]; assign SIMD = f[X + 2]; assign RED = CG * KH * KW;
+    assign w_dst = f[F_W_DST]; assign w_rq = f[F_W_RQ]; assign w_src = f[F_W_SRC]; assign w_zp = f[F_W_ZP];
+    assign w_wsrc = f[F_W_WSRC]; assign w_woff = f[F_W_WOFF]; assign w_max = f[F_W_MAX] != 0; assign w_init = f[F_W_INIT];
+    assign N = f[F_W_N]; assign C = f[F_W_C]; assign H = f[F_W_H]; assign W = f[F_W_W]; assign O = f[F_W_O];
+    assign CG = f[F_W_CG]; assign KH = f[F_W_KH]; assign KW = f[F_W_KW]; assign OH = f[F_W_OH]; assign OW = f[F_W_OW];
+    assign SH = f[F_W_SH]; assign SW = f[F_W_SW]; assign PT = f[F_W_PT]; assign PL = f[F_W_PL]; assign OG = f[F_W_OG];
+    // (dilations are in the tap table)
+    assign VEC = f[X + X_VEC]; assign PE = f[X + X_PE]; assign SIMD = f[X + X_SIMD]; assign RED = CG * KH * KW;
 
     int n, oy, ox0, o0, r0;                  // the output group (n, oy, ox0.., o0..) and its reduction step r0..
     logic first_step, last_step, row_end;
@@ -183,7 +186,7 @@ module hlsgen_core #(
                     automatic int o = o0 + p;
                     automatic int ox = ox0 + v;
                     automatic int r = r0 + s;
-                    automatic logic [47:0] t = tap[f[X + 4] + (r < RED ? r : 0)];
+                    automatic logic [47:0] t = tap[f[X + X_TAP] + (r < RED ? r : 0)];
                     automatic int iy = oy * SH - PT + int'(signed'(t[31:16]));
                     automatic int ix = ox * SW - PL + int'(signed'(t[15:0]));
                     automatic int j = ((n * C + (o / OG) * CG + int'(t[47:32])) * H + iy) * W + ix;
@@ -225,7 +228,7 @@ module hlsgen_core #(
     int i0, elements;
     always_comb begin                        // elements of an eltwise / move / scatter word: its dims
         elements = 1;
-        for (int d = 0; d < R; d++) elements *= f[(f[0] == 1 ? 6 : 4) + d];
+        for (int d = 0; d < R; d++) elements *= f[(f[F_KIND] == 1 ? F_E_DIMS : F_M_DIMS) + d];
     end
     logic e_we[ML];
     int e_dst[ML], e_row[ML];
@@ -242,9 +245,9 @@ module hlsgen_core #(
             automatic int rest = i;
             automatic int lin = 0;
             automatic int idx = 0;
-            automatic int d0 = f[0] == 1 ? 6 : 4;
+            automatic int d0 = f[F_KIND] == 1 ? F_E_DIMS : F_M_DIMS;
             for (int k = R - 1; k >= 0; k--) begin   // coordinates of iteration i, in the word's order
-                automatic int d = f[X + 5 + k];
+                automatic int d = f[X + X_ORD + k];
                 automatic int dim = f[d0 + d];
                 co[d] = dim > 0 ? rest % dim : 0;
                 rest = dim > 0 ? rest / dim : 0;
@@ -254,26 +257,27 @@ module hlsgen_core #(
             e_dst[l] = 0;
             e_row[l] = 0;
             if (e_we[l]) begin
-                e_dst[l] = f[1] + lin;
-                if (f[0] == 1) begin             // eltwise: f = kind dst rq nt inner chans dims[6] terms{src zp strides[6]}
-                    e_row[l] = f[2] + (lin / f[4]) % f[5];
+                e_dst[l] = f[F_DST] + lin;
+                if (f[F_KIND] == 1) begin        // eltwise: f = kind dst rq nt inner chans dims[6] terms{src zp strides[6]}
+                    e_row[l] = f[F_RQ] + (lin / f[F_E_INNER]) % f[F_E_CHANS];
                     for (int t = 0; t < 2; t++) begin
-                        if (t < f[3]) begin
+                        if (t < f[F_E_NT]) begin
                             idx = 0;
-                            for (int d = 0; d < R; d++) idx += co[d] * f[12 + t * 8 + 2 + d];
-                            e_raddr[t * ML + l] = f[12 + t * 8] + idx;
+                            for (int d = 0; d < R; d++) idx += co[d] * f[F_E_TERMS + t * F_E_TERM + F_E_STRIDES + d];
+                            e_raddr[t * ML + l] = f[F_E_TERMS + t * F_E_TERM] + idx;
                             if (!written(t, idx)) e_ready = 1'b0;
                         end
                     end
-                end else if (f[0] == 2) begin    // move: f = kind dst 0 src dims[6] mul[6] div[6] add[6] stride[6]
-                    for (int d = 0; d < R; d++) idx += (co[d] * f[10 + d] / f[16 + d] + f[22 + d]) * f[28 + d];
-                    e_raddr[l] = f[3] + idx;
+                end else if (f[F_KIND] == 2) begin   // move: f = kind dst 0 src dims[6] mul[6] div[6] add[6] stride[6]
+                    for (int d = 0; d < R; d++)
+                        idx += (co[d] * f[F_M_MUL + d] / f[F_M_DIV + d] + f[F_M_ADD + d]) * f[F_M_STRIDE + d];
+                    e_raddr[l] = f[F_SRC] + idx;
                     if (!written(0, idx)) e_ready = 1'b0;
-                end else if (f[0] == 3) begin    // scatter: f = kind dst 0 src dims[6] offset[6] out_strides[6]
-                    for (int d = 0; d < R; d++) idx += (co[d] + f[10 + d]) * f[16 + d];
-                    e_raddr[l] = f[3] + lin;
+                end else if (f[F_KIND] == 3) begin   // scatter: f = kind dst 0 src dims[6] offset[6] out_strides[6]
+                    for (int d = 0; d < R; d++) idx += (co[d] + f[F_S_OFFSET + d]) * f[F_S_OSTRIDE + d];
+                    e_raddr[l] = f[F_SRC] + lin;
                     if (!written(0, lin)) e_ready = 1'b0;
-                    e_dst[l] = f[1] + idx;
+                    e_dst[l] = f[F_DST] + idx;
                 end
             end
         end
@@ -284,9 +288,9 @@ module hlsgen_core #(
         for (int l = 0; l < ML; l++) begin
             automatic logic signed [PW-1:0] p = rq_bias[e_row[l]];
             e_val[l] = rdata[l];
-            if (f[0] == 1) begin
+            if (f[F_KIND] == 1) begin
                 for (int t = 0; t < 2; t++)
-                    if (t < f[3]) p += (PW'(rdata[t * ML + l]) - PW'(f[12 + t * 8 + 1])) *
+                    if (t < f[F_E_NT]) p += (PW'(rdata[t * ML + l]) - PW'(f[F_E_TERMS + t * F_E_TERM + F_E_ZP])) *
                                       PW'(t == 0 ? rq_m0[e_row[l]] : rq_m1[e_row[l]]);
                 e_val[l] = finish(p, e_row[l]);
             end
@@ -332,12 +336,12 @@ module hlsgen_core #(
         done_row = 1'b0;
         done_rows = 0;
         if (w_fire && last_step && row_end) begin
-            done_row = f[X + 11] >= 0;
+            done_row = f[X + X_PID] >= 0;
             done_rows = n * OH + oy + 1;
         end
-        if (e_fire && (e_last || f[X + 12] > 0)) begin
-            done_row = f[X + 11] >= 0;
-            done_rows = e_last ? f[X + 13] : (i0 + VEC * PE) / f[X + 12];
+        if (e_fire && (e_last || f[X + X_PDIV] > 0)) begin
+            done_row = f[X + X_PID] >= 0;
+            done_rows = e_last ? f[X + X_PTOT] : (i0 + VEC * PE) / f[X + X_PDIV];
         end
     end
 
@@ -355,9 +359,9 @@ module hlsgen_core #(
                 dl_id[k] <= dl_id[k + 1];
                 dl_rows[k] <= dl_rows[k + 1];
             end else dl_v[k] <= 1'b0;
-            if (done_row && k == (f[X + 24] > MD ? MD - 1 : (f[X + 24] > 0 ? f[X + 24] - 1 : 0))) begin
+            if (done_row && k == (f[X + X_PLAT] > MD ? MD - 1 : (f[X + X_PLAT] > 0 ? f[X + X_PLAT] - 1 : 0))) begin
                 dl_v[k] <= 1'b1;
-                dl_id[k] <= f[X + 11];
+                dl_id[k] <= f[X + X_PID];
                 dl_rows[k] <= done_rows;
             end
         end
@@ -367,8 +371,8 @@ module hlsgen_core #(
     task automatic fetch(input int w);       // load word w and start it
         for (int k = 0; k < NF; k++) f[k] <= int'(prog[w * NF + k]);
         n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; i0 <= 0;
-        lat <= int'(prog[w * NF + X + 3]);
-        state <= (prog[w * NF] == 0) ? WIN : ELEM;
+        lat <= int'(prog[w * NF + X + X_LAT]);
+        state <= (prog[w * NF + F_KIND] == 0) ? WIN : ELEM;
     endtask
 
     always_ff @(posedge clk) begin

@@ -34,6 +34,26 @@ from .tasks import _layout, _strides, ctype, graph_task_contexts, per_channel
 MAX_RANK = 6
 # configuration word layout of the sequential core (one int32 field each)
 KIND_WINDOW, KIND_ELTWISE, KIND_MOVE, KIND_SCATTER = 0, 1, 2, 3
+WINDOW_FIELDS = ("KIND", "DST", "RQ", "SRC", "ZP", "WSRC", "WOFF", "MAX", "INIT", "N", "C", "H", "W", "O", "CG", "KH", "KW",
+                 "OH", "OW", "SH", "SW", "DH", "DW", "PT", "PL", "OG")
+
+
+def _word_fields(rank: int = MAX_RANK) -> Dict[str, int]:
+    """Field offsets of every word kind: the one table the words are built from (here and in
+    backends/rtl/core.py) and read by (kernel.cpp.j2, and hlsgen_word_pkg.sv for the RTL core).
+      window:  the WINDOW_FIELDS
+      eltwise: KIND DST RQ NT INNER CHANS dims[rank] then NT terms of (SRC ZP strides[rank])
+      move:    KIND DST - SRC dims[rank] mul[rank] div[rank] add[rank] stride[rank]
+      scatter: KIND DST - SRC dims[rank] offset[rank] out_strides[rank]"""
+    f = {f"W_{n}": k for k, n in enumerate(WINDOW_FIELDS)}
+    f.update(KIND=0, DST=1, RQ=2, SRC=3,
+             E_NT=3, E_INNER=4, E_CHANS=5, E_DIMS=6, E_TERMS=6 + rank, E_TERM=2 + rank, E_ZP=1, E_STRIDES=2,
+             M_DIMS=4, M_MUL=4 + rank, M_DIV=4 + 2 * rank, M_ADD=4 + 3 * rank, M_STRIDE=4 + 4 * rank,
+             S_OFFSET=4 + rank, S_OSTRIDE=4 + 2 * rank)
+    return f
+
+
+WORD = _word_fields()
 
 
 def container_bits(bits: int) -> int:
@@ -287,10 +307,9 @@ class KernelBuilder:
                     cv = dict(N=p["N"], C=p["C"], H=p["H"], W=p["W"], O=p["C"], CG=1, KH=p["KH"], KW=p["KW"], OH=p["OH"],
                               OW=p["OW"], SH=p["SH"], SW=p["SW"], DH=p["DH"], DW=p["DW"], PT=p["PT"], PL=p["PL"], OG=1)
                     w_src, w_off, init = -1, 0, (p["min"] if t.op == "maxpool" else 0)
-                f = [KIND_WINDOW, operand(t.outputs[0]), rq_off, operand(acts[0]), c["inputs"][0]["zp"], w_src, w_off,
-                     1 if t.op == "maxpool" else 0, init] + [cv[key] for key in
-                                                            ("N", "C", "H", "W", "O", "CG", "KH", "KW", "OH", "OW", "SH",
-                                                             "SW", "DH", "DW", "PT", "PL", "OG")]
+                vals = dict(cv, KIND=KIND_WINDOW, DST=operand(t.outputs[0]), RQ=rq_off, SRC=operand(acts[0]),
+                            ZP=c["inputs"][0]["zp"], WSRC=w_src, WOFF=w_off, MAX=1 if t.op == "maxpool" else 0, INIT=init)
+                f = [vals[key] for key in WINDOW_FIELDS]
                 program.append({"task": t.name, "op": t.op, "f": f})
             elif t.op in ("requant", "add", "clip"):
                 out_shape = list(g.tensors[t.outputs[0]].shape)
@@ -322,14 +341,14 @@ class KernelBuilder:
         width = max([requant_width(g.tasks[k].attrs["requant"]) for k in ks if "requant" in g.tasks[k].attrs] + [34])
         # the core's operand width: every stored tensor and constant, signed
         sb = max([s.bits for s in ops] + [g.tensors[n].dtype.bits for n in opid if g.tensors[n].is_const]) + 1
-        nf_elt = 6 + MAX_RANK + nterms * (2 + MAX_RANK)
+        nf_elt = WORD["E_TERMS"] + nterms * WORD["E_TERM"]
         nf = max([len(p["f"]) for p in program] + [nf_elt])
         for p in program:
             p["f"] = p["f"] + [0] * (nf - len(p["f"]))
         wvals = wrom or [0]
         wbits = max(1, max(int(abs(v)).bit_length() for v in wvals) + 1)
         wplain = c_int_type(wvals)
-        uses_woff = any(p["f"][0] == KIND_WINDOW and p["f"][5] == 1 for p in program)
+        uses_woff = any(p["f"][WORD["KIND"]] == KIND_WINDOW and p["f"][WORD["W_WSRC"]] == 1 for p in program)
         return {"mode": "sequential", "index": st.index, "fn": f"stage{st.index}", "program": program, "nf": nf,
                 "operands": [{"id": opid[s.tensor], "store": s} for s in ops], "consts": consts,
                 "params": sorted(ops, key=lambda s: s.var), "weights": uses_woff,

@@ -34,7 +34,7 @@ from ...ir.graph import Graph
 from ...schedule.schedule import Schedule
 from .cpp import TEMPLATE_DIR
 from .cpp import label as _label
-from .kernel import MAX_RANK, KernelBuilder
+from .kernel import MAX_RANK, WORD, KernelBuilder
 
 STATIC_FILES = ("hlsgen_requant.h", "hlsgen_axis.h")
 
@@ -86,7 +86,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
            [s.param() for s in k["spills"]] + ([f"const ap_int<{kb.wcw}> *wmem"] if k["weights_offchip"] else []))
     top_args = ([f"in{i}" for i in range(len(k["inputs"]))] + [f"out{i}" for i in range(len(k["outputs"]))] +
                 [s.var for s in k["spills"]] + (["wmem"] if k["weights_offchip"] else []))
-    ctx = {"k": k, "version": __version__, "device": device.name, "mode": sched.mode, "rank": MAX_RANK,
+    ctx = {"k": k, "version": __version__, "device": device.name, "mode": sched.mode, "rank": MAX_RANK, "F": WORD,
            "top_ports": ", ".join(top), "top_args": ", ".join(top_args), "platform": device.platform,
            "part": device.part, "period_ns": round(1000.0 / sched.clock_mhz, 3), "clock_hz": int(sched.clock_mhz * 1e6),
            "python": sys.executable, "sp": _vpp_sp(k, device),
@@ -129,7 +129,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
 
 def render_rtl(graph: Graph, sched: Schedule, device, k: Dict) -> Dict[str, bytes]:
     """OUT/rtl (the core, its memory images, the top) and OUT/sim (the cocotb testbench)."""
-    from ..rtl.core import build_core
+    from ..rtl.core import build_core, word_package
     from ..rtl.modules import RTL_DIR
 
     sim_lib = Path(__file__).resolve().parents[3] / "sim" / "hlsgen_sim"
@@ -140,13 +140,15 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict) -> Dict[str, byte
             files[f"rtl/{p.name}"] = p.read_bytes()
     for name in ("hlsgen_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv"):
         files[f"rtl/{name}"] = (RTL_DIR / name).read_bytes()
+    files["rtl/hlsgen_word_pkg.sv"] = word_package().encode()
     ctx = dict(core, version=__version__, model=k["model"])
     files["rtl/hlsgen_top.sv"] = _env_rtl().get_template("top.sv.j2").render(**ctx).encode()
     for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py"):
         files[f"sim/hlsgen_sim/{name}"] = (sim_lib / name).read_bytes()
     design = {"inputs": [dict(p, file=f"in{i}.bin") for i, p in enumerate(core["inputs"])],
               "outputs": [dict(p, file=f"out{i}.bin") for i, p in enumerate(core["outputs"])],
-              "sources": ["hlsgen_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
+              "sources": ["hlsgen_pkg.sv", "hlsgen_word_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv",
+                          "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
               "serial_cycles": core["serial_cycles"], "cycle_limit": 2 * core["serial_cycles"] + 1000,
               "configuration_words": core["words"],
               "cores": [{"index": c["index"], "stage": c["stage"], "first": c["first"], "last": c["last"],
