@@ -152,24 +152,24 @@ def _rows(shape) -> int:
     return max(1, size // max(1, int(shape[-1]) if len(shape) else 1))
 
 
-def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
-    """Write the cores' memory images into outdir; return the top's template context."""
-    kb = _AllStored(graph, _onchip(sched), device)
-    st = kb._sequential(_Stage(), list(range(len(graph.tasks))))
-    plans = {p.name: p for s in sched.stages for p in s.tasks}
+def _aliases(graph: Graph, program: List[Dict]):
+    """A reshape is free in the model (the same elements, reinterpreted): its output becomes an
+    alias of its input and it has no word. Returns (alias -> root, the remaining words)."""
     tasks = {t.name: t for t in graph.tasks}
-    # a reshape is free in the model (the same elements, reinterpreted): here its output is an
-    # alias of its input, and it has no word
     alias: Dict[str, str] = {}
-    program = []
-    for w in st["program"]:
+    kept = []
+    for w in program:
         t = tasks[w["task"]]
         if OPS[t.op].loops(t, graph).free:
             alias[t.outputs[0]] = alias.get(t.inputs[0], t.inputs[0])
         else:
-            program.append(w)
-    root = lambda n: alias.get(n, n)   # noqa: E731
-    # operand ids -> base addresses in one memory
+            kept.append(w)
+    return alias, kept
+
+
+def _addresses(st: Dict, alias: Dict[str, str]):
+    """Operand ids -> base addresses in one memory: stored tensors first (aliases share their
+    root's), then the constants. Returns (base, tensor_of, by_name, layout, image)."""
     base: Dict[int, int] = {}
     tensor_of: Dict[int, str] = {}
     by_name: Dict[str, int] = {}
@@ -186,13 +186,19 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
     for o in st["operands"]:
         name = o["store"].tensor
         if name in alias:
-            base[o["id"]] = by_name[name] = by_name[root(name)]
+            base[o["id"]] = by_name[name] = by_name[alias[name]]
             layout.append({"tensor": name, "base": by_name[name], "size": o["store"].size, "kind": "alias"})
     image = [0] * addr
     for c in st["consts"]:
         base[c["id"]] = len(image)
         image += c["values"]
-    # cores: one per sequential stage, one per task of a dataflow stage
+    return base, tensor_of, by_name, layout, image
+
+
+def _cores(graph: Graph, sched: Schedule):
+    """One core per sequential stage, one per task of a dataflow stage (free tasks have none).
+    Returns (core_of task, stage_of task, stages for the top, number of cores)."""
+    tasks = {t.name: t for t in graph.tasks}
     core_of: Dict[str, int] = {}
     stage_of: Dict[str, int] = {}
     stages = []
@@ -207,6 +213,39 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
             core_of[name] = cores[-1]
             stage_of[name] = s.index
         stages.append({"index": s.index, "mode": s.mode, "cores": [f"core{c}" for c in cores], "set": cores})
+    return core_of, stage_of, stages, ncores
+
+
+def _iteration(kind: int, task, out_shape, src_shape, last: bool, pid: int):
+    """An element word's iteration order, and how it publishes its output's rows:
+    (order, iterations per published row or 0 for the end only, counter id or -1). A scatter's
+    dims are its source's (`src_shape`); the others iterate over their output."""
+    four = len(out_shape) == 4
+    if kind == KIND_MOVE and task.op == "channel_shuffle":
+        # dims (N, C/G, G, H*W): pixels before channels
+        return ([0, 1, 2, 5, 3, 4], int(out_shape[1] * out_shape[3]), pid) if four else (NATURAL, 0, pid)
+    if kind == KIND_SCATTER:
+        order = PIXEL_MAJOR if len(src_shape) == 4 else NATURAL
+        if not last:
+            return order, 0, -1              # a concat's rows are complete only during its last input
+        if four and len(src_shape) == 4 and task.attrs.get("axis") == 1:
+            return order, int(src_shape[1] * src_shape[3]), pid
+        return order, 0, pid
+    if four:
+        return PIXEL_MAJOR, int(out_shape[1] * out_shape[3]), pid
+    return NATURAL, (int(out_shape[-1]) if len(out_shape) else 0), pid
+
+
+def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
+    """Write the cores' memory images into outdir; return the top's template context."""
+    kb = _AllStored(graph, _onchip(sched), device)
+    st = kb._sequential(_Stage(), list(range(len(graph.tasks))))
+    plans = {p.name: p for s in sched.stages for p in s.tasks}
+    tasks = {t.name: t for t in graph.tasks}
+    alias, program = _aliases(graph, st["program"])
+    root = lambda n: alias.get(n, n)   # noqa: E731
+    base, tensor_of, by_name, layout, image = _addresses(st, alias)
+    core_of, stage_of, stages, ncores = _cores(graph, sched)
     producer = {root(o): t.name for t in graph.tasks if t.name in core_of for o in t.outputs}
     counter = {n: k for k, n in enumerate(sorted(producer, key=lambda n: (stage_of[producer[n]], n)))}
     last_word = {}
@@ -242,23 +281,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
                 srcs = [tensor_of.get(f[WORD["E_TERMS"] + j * WORD["E_TERM"]]) for j in range(f[WORD["E_NT"]])]
             else:
                 srcs = [tensor_of[f[WORD["SRC"]]]]
-            order, pdiv, pid = NATURAL, 0, counter[out]
-            four = len(oshape) == 4
-            if kind == KIND_MOVE and t.op == "channel_shuffle":
-                if four:
-                    order, pdiv = [0, 1, 2, 5, 3, 4], int(oshape[1] * oshape[3])
-            elif kind == KIND_SCATTER:
-                ishape = graph.tensors[srcs[0]].shape
-                if len(ishape) == 4:
-                    order = PIXEL_MAJOR
-                if not last:
-                    pid = -1
-                elif four and len(ishape) == 4 and t.attrs.get("axis") == 1:
-                    pdiv = int(ishape[1] * ishape[3])
-            elif four:
-                order, pdiv = PIXEL_MAJOR, int(oshape[1] * oshape[3])
-            else:
-                pdiv = int(oshape[-1]) if len(oshape) else 0
+            sshape = graph.tensors[srcs[0]].shape if kind == KIND_SCATTER else ()
+            order, pdiv, pid = _iteration(kind, t, oshape, sshape, last, counter[out])
         first_of_core = not words[c]
         per_task[t.name] = per_task.get(t.name, 0) + word_cycles(f, vec, pe, simd, lat) - (1 if first_of_core else 0)
         f[WORD["DST"]] = base[f[WORD["DST"]]]
