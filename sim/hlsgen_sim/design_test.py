@@ -1,7 +1,9 @@
 """cocotb testbench of an emitted design's RTL (OUT/rtl/hlsgen_top.sv).
 
-Reads OUT/sim/design.json and OUT/data/*.bin, drives the input streams (random gaps when
-HLSGEN_GAP > 0), takes the output streams (random backpressure when HLSGEN_BACKPRESSURE > 0).
+Reads OUT/sim/design.json and OUT/data/*.bin, drives the input streams with cocotbext-axi's
+AXI-Stream source (random gaps when HLSGEN_GAP > 0) and takes the outputs with its AXI-Stream
+sink (random backpressure when HLSGEN_BACKPRESSURE > 0): one frame per tensor, consecutive
+elements packed little-endian into port-wide beats, TLAST on the last beat.
 Control goes through s_axi_control with cocotbext-axi's AXI4-Lite master, as a host driver
 would: enable the ap_done interrupt, set ap_start, wait for the interrupt, read ap_done from
 the control register and clear the interrupt. Every output element is compared with the golden. Writes
@@ -9,6 +11,7 @@ HLSGEN_RESULT (JSON): passed, mismatches, elements, cycles (ap_start to ap_done)
 mismatches, and the stalled stream if the design stops making progress."""
 import json
 import os
+import random
 from pathlib import Path
 
 import cocotb
@@ -16,25 +19,38 @@ from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, First, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
-from cocotbext.axi import AxiLiteBus, AxiLiteMaster
-
-from hlsgen_sim.streams import StreamSink, StreamSource
+from cocotbext.axi import AxiLiteBus, AxiLiteMaster, AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStreamSource
 
 
 def _words(path: Path, cw: int):
-    data = path.read_bytes()
+    return _words_of(path.read_bytes(), cw)
+
+
+def _words_of(data: bytes, cw: int):
     n = cw // 8
     return [int.from_bytes(data[i:i + n], "little") for i in range(0, len(data), n)]
 
 
-def _beats(words, cw: int, beat: int):
-    """Consecutive elements packed into stream beats, the first in the low bits."""
-    return [sum(w << (cw * e) for e, w in enumerate(words[i:i + beat])) for i in range(0, len(words), beat)]
+def _pauses(p: float, seed: int):
+    """cocotbext-axi pause generator: True (idle this cycle) with probability p."""
+    rng = random.Random(seed)
+    while True:
+        yield p >= 1.0 or (p > 0 and rng.random() < p)
 
 
-def _unpack(beats, cw: int, beat: int, size: int):
-    mask = (1 << cw) - 1
-    return [(b >> (cw * e)) & mask for b in beats for e in range(beat)][:size]
+class _Beats:
+    """Counts the handshakes of one stream until it has carried `expect` beats (then stops
+    watching, so a long run costs no callback per cycle): how far a stalled stream got."""
+
+    def __init__(self, clk, valid, ready, expect: int, name: str):
+        self.n, self.expect, self.name = 0, expect, name
+        cocotb.start_soon(self._run(clk, valid, ready))
+
+    async def _run(self, clk, valid, ready):
+        while self.n < self.expect:
+            await RisingEdge(clk)
+            if int(valid.value) and int(ready.value):
+                self.n += 1
 
 
 def _signed(v: int, bits: int) -> int:
@@ -65,24 +81,30 @@ async def design_matches_golden(dut):
     seed = int(os.environ.get("HLSGEN_SEED", "1"))
     cocotb.start_soon(Clock(dut.ap_clk, 10, unit="ns").start())
     dut.ap_rst_n.value = 0
-    sources, sinks = [], []
+    # the streams: cocotbext-axi's AXI-Stream source and sink, one frame per tensor (TLAST on
+    # its last beat), random idle cycles and backpressure from seeded pause generators
+    sources, sinks, counts_in, counts_out = [], [], [], []
     for k, p in enumerate(design["inputs"]):
-        src = StreamSource(dut.ap_clk, {"d": getattr(dut, f"in{k}_TDATA"), "l": getattr(dut, f"in{k}_TLAST")},
-                           getattr(dut, f"in{k}_TVALID"), getattr(dut, f"in{k}_TREADY"), gap=gap, seed=seed + k,
-                           name=f"in{k}")
-        beats = _beats(_words(root / "data" / p["file"], p["cw"]), p["cw"], p["beat"])
-        src.send([{"d": w, "l": int(i == len(beats) - 1)} for i, w in enumerate(beats)])
-        sources.append((src, len(beats)))
+        src = AxiStreamSource(AxiStreamBus.from_prefix(dut, f"in{k}"), dut.ap_clk, dut.ap_rst_n,
+                              reset_active_level=False)
+        src.set_pause_generator(_pauses(gap, seed + k))
+        sources.append((src, (root / "data" / p["file"]).read_bytes()))
+        counts_in.append(_Beats(dut.ap_clk, getattr(dut, f"in{k}_TVALID"), getattr(dut, f"in{k}_TREADY"),
+                                p["beats"], f"in{k}"))
     for k, p in enumerate(design["outputs"]):
-        sinks.append(StreamSink(dut.ap_clk, {"d": (getattr(dut, f"out{k}_TDATA"), False),
-                                             "l": (getattr(dut, f"out{k}_TLAST"), False)},
-                                getattr(dut, f"out{k}_TVALID"), getattr(dut, f"out{k}_TREADY"), backpressure=bp,
-                                seed=seed + 100 + k, name=f"out{k}", expect=p["beats"]))
+        sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, f"out{k}"), dut.ap_clk, dut.ap_rst_n,
+                             reset_active_level=False)
+        sink.set_pause_generator(_pauses(bp, seed + 100 + k))
+        sinks.append(sink)
+        counts_out.append(_Beats(dut.ap_clk, getattr(dut, f"out{k}_TVALID"), getattr(dut, f"out{k}_TREADY"),
+                                 p["beats"], f"out{k}"))
     axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, "s_axi_control"), dut.ap_clk, dut.ap_rst_n,
                          reset_active_level=False)
     await ClockCycles(dut.ap_clk, 4)
     dut.ap_rst_n.value = 1
     await ClockCycles(dut.ap_clk, 2)
+    for src, data in sources:
+        src.send_nowait(AxiStreamFrame(data))
     limit = int(design["cycle_limit"])
     stalled = None
     await axil.write_dword(0x04, 1)              # global interrupt enable
@@ -112,9 +134,8 @@ async def design_matches_golden(dut):
         await ClockCycles(dut.ap_clk, 2)
         assert not int(dut.interrupt.value), "the interrupt stays high after clearing it"
     if fired is timeout:
-        short_in = [f"{s.name} accepted {s.sent} of {n} beats" for s, n in sources if s.sent < n]
-        short_out = [f"{s.name} delivered {len(s.words)} of {p['beats']} beats"
-                     for s, p in zip(sinks, design["outputs"]) if len(s.words) < p["beats"]]
+        short_in = [f"{c.name} accepted {c.n} of {c.expect} beats" for c in counts_in if c.n < c.expect]
+        short_out = [f"{c.name} delivered {c.n} of {c.expect} beats" for c in counts_out if c.n < c.expect]
         busy = _busy_cores(dut, design)
         stalled = (f"input stream {short_in[0]}" if short_in else busy if busy
                    else f"output stream {short_out[0]}" if short_out else "ap_done never came")
@@ -124,14 +145,17 @@ async def design_matches_golden(dut):
     if stalled is None:
         for k, (sink, p) in enumerate(zip(sinks, design["outputs"])):
             want = _words(root / "data" / p["file"], p["cw"])
-            got = _unpack([w["d"] for w in sink.words], p["cw"], p["beat"], p["size"])
-            if len(sink.words) != p["beats"]:
-                result["first_mismatches"].append(f"out{k} ({p['label']}): {len(sink.words)} beats, expected {p['beats']}")
+            frames = []
+            while not sink.empty():
+                frames.append(sink.recv_nowait())
+            data = frames[0].tdata if frames else b""
+            got = _words_of(bytes(data), p["cw"])[:p["size"]]
+            if len(frames) != 1 or len(data) != p["beats"] * p["beat"] * p["cw"] // 8:
+                # TLAST elsewhere than on the last beat splits the tensor into several frames
+                result["first_mismatches"].append(
+                    f"out{k} ({p['label']}): {len(frames)} frames of {[len(f.tdata) for f in frames]} bytes, expected "
+                    f"one of {p['beats']} beats (TLAST on the last beat only)")
                 result["mismatches"] += abs(len(want) - len(got)) or 1
-            lasts = [w["l"] for w in sink.words]
-            if lasts and (lasts[-1] != 1 or any(lasts[:-1])):
-                result["first_mismatches"].append(f"out{k} ({p['label']}): TLAST not on the last beat only")
-                result["mismatches"] += 1
             for i, (e, g) in enumerate(zip(want, got)):
                 result["elements"] += 1
                 if e != g:
