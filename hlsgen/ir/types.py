@@ -6,6 +6,8 @@ from typing import Optional
 
 import numpy as np
 
+from ..errors import HlsgenError
+
 
 @dataclass(frozen=True)
 class IntType:
@@ -93,3 +95,12 @@ class Quant:
             and np.array_equal(self.zero_point, other.zero_point)
             and self.axis == other.axis
         )
+
+
+def container_bits(bits: int) -> int:
+    """The byte-aligned width a tensor travels in: AXI-Stream TDATA (port_bits // this elements
+    per beat), off-chip words, data files."""
+    for cw in (8, 16, 32, 64):
+        if bits <= cw:
+            return cw
+    raise HlsgenError(f"a {bits}-bit tensor is wider than 64 bits; hlsgen's memory layout stops at 64")

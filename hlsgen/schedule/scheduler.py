@@ -37,6 +37,7 @@ import numpy as np
 
 from ..errors import HlsgenError
 from ..ir.graph import Graph
+from ..ir.types import container_bits
 from ..ops import OPS
 from .cost import (Folding, Resources, TaskOption, budget, evaluate, fifo, fits, onchip_bits, pareto, pareto_options,
                    shortfall, storage, transfer_cycles)
@@ -52,7 +53,8 @@ TASK_SWITCH_CYCLES = 1       # the core loads its next configuration word, one R
                              # quotes 10-20 ns for its FIFO read + mux; hlsgen_core measures 1)
 MEMORY_LATENCY_CYCLES = 100  # first word of an off-chip burst
 KERNEL_CONTROL_CYCLES = 4    # ap_start to the first input beat, state changes around the stages, the
-                             # last output beat to ap_done (hlsgen_top's control takes 5-6)
+                             # last output beat to ap_done: an estimate of hlsgen_top's state changes,
+                             # not measured on its own (docs/performance.md)
 RECONF_LUT_PER_TASK = 64     # operand/result muxes of a core per extra configuration
 WEIGHT_REGISTER_BITS = 16384  # weight arrays up to this size are fully partitioned into registers
 GREEDY_STEPS = 24            # latency refinement of a dataflow allocation: at most this many upgrades,
@@ -205,8 +207,7 @@ class Problem:
 
     def _beats(self, n: str) -> int:
         t = self.g.tensors[n]
-        cw = next((w for w in (8, 16, 32, 64) if t.dtype.bits <= w), 64)
-        return -(-t.size // max(1, self.opts.port_bits // cw))
+        return -(-t.size // max(1, self.opts.port_bits // container_bits(t.dtype.bits)))
 
     def outside_cycles(self) -> int:
         """What a schedule's total adds to the sum of its stages: the input and output streams

@@ -19,8 +19,9 @@ from ...ir.graph import Graph
 from ...ops import OPS
 from ...schedule.cost import depth_of
 from ...schedule.schedule import Schedule
-from ..vitis.kernel import (KIND_ELTWISE, KIND_MOVE, KIND_SCATTER, KIND_WINDOW, MAX_RANK, WORD, KernelBuilder, Store,
-                            container_bits)
+from ...ir.types import container_bits
+from ..vitis.cpp import label
+from ..vitis.kernel import KIND_ELTWISE, KIND_MOVE, KIND_SCATTER, KIND_WINDOW, MAX_RANK, WORD, KernelBuilder, Store
 from ..vitis.tasks import ctype
 from .modules import write_mem
 
@@ -263,7 +264,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
         c = core_of[t.name]
         vec, pe, simd = _lanes(t, graph, plan.folding)
         last = last_word[t.name] == k
-        lat = depth_of(OPS[t.op].loops(t, graph), plan.folding) if last else 0
+        plat = depth_of(OPS[t.op].loops(t, graph), plan.folding)     # publication delay of every word
+        lat = plat if last else 0                                    # drain after the task's last word
         f = list(w["f"])
         tap_off = len(taps)
         kind = f[WORD["KIND"]]
@@ -292,20 +294,20 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
             for t_ in range(f[WORD["E_NT"]]):
                 j = WORD["E_TERMS"] + t_ * WORD["E_TERM"]
                 f[j] = base[f[j]]
-        src_fields = []
+        dataflow = sched.stages[stage_of[t.name]].mode == "dataflow"
+        src_fields = []                      # per source: (counter, C*H*W, H, W, ALL), SRC_FIELDS
         for j in range(2):
             n = srcs[j] if j < len(srcs) else None
             r = root(n) if n is not None else None
             p = producer.get(r) if r is not None else None
-            if p is None or stage_of[p] != stage_of[t.name] or core_of[p] == c or sched.stages[stage_of[t.name]].mode != "dataflow":
-                src_fields += [-1, 1, 1, 1, 0]
+            if p is None or not dataflow or stage_of[p] != stage_of[t.name] or core_of[p] == c:
+                src_fields.append([-1, 1, 1, 1, 0])          # complete before this word starts
             else:
-                src_fields += [counter[r]] + _geometry(graph, n, r)
-        plat = depth_of(OPS[t.op].loops(t, graph), plan.folding)
+                src_fields.append([counter[r]] + _geometry(graph, n, r))
         depth = max(depth, plat)
         extra = {"VEC": [vec], "PE": [pe], "SIMD": [simd], "LAT": [lat], "TAP": [tap_off], "ORD": list(order),
-                 "PID": [pid], "PDIV": [pdiv], "PTOT": [_rows(graph.tensors[out].shape)], "SRC0": src_fields[:5],
-                 "SRC1": src_fields[5:], "PLAT": [plat]}
+                 "PID": [pid], "PDIV": [pdiv], "PTOT": [_rows(graph.tensors[out].shape)], "SRC0": src_fields[0],
+                 "SRC1": src_fields[1], "PLAT": [plat]}
         words[c] += f + [v for name, _ in RTL_FIELDS for v in extra[name]]
         if t.name not in what[c]:
             what[c].append(t.name)
@@ -336,7 +338,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
         first = len(allw) // nf
         allw += words[c]
         cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]), "first": first,
-                      "last": len(allw) // nf, "what": ", ".join(_label_task(n) for n in what[c])})
+                      "last": len(allw) // nf, "what": ", ".join(label(n, 40) for n in what[c])})
     ln = {k: max(lanes[c][k] for c in range(ncores)) for k in ("MV", "MP", "MS", "ML")} if ncores else \
         {"MV": 1, "MP": 1, "MS": 1, "ML": 1}
     prog = write_mem(outdir / "program.mem", allw or [0], 32)
@@ -351,7 +353,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
     ports_in = [_port(s, by_name) for s in (kb.stores[n] for n in graph.inputs)]
     ports_out = [_port(s, by_name) for s in (kb.stores[n] for n in graph.outputs)]
     io = sum(p["beats"] for p in ports_in) + sum(p["beats"] for p in ports_out)
-    return {"cores": cores, "core_params": core_params, "core_files": core_files, "stages": stages, "sb": sb, "counters": max(1, len(counter)), "mem_words": max(1, len(image)),
+    return {"cores": cores, "core_params": core_params, "core_files": core_files, "stages": stages, "sb": sb,
+            "mem_words": max(1, len(image)),
             "mem_file": f"../rtl/{mem_file.name}", "inputs": ports_in, "outputs": ports_out, "layout": layout,
             "words": len(program), "task_cycles": per_task,
             # no core waits and nothing overlaps: an upper bound of the simulated cycles
@@ -360,9 +363,5 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
 
 def _port(s, by_name: Dict[str, int]) -> Dict:
     return {"base": by_name[s.tensor], "size": s.size, "bits": s.bits, "signed": s.signed, "cw": s.cw, "label": s.label,
-            "beat": s.beat, "beats": s.beats}
+            "beat": s.beat, "beats": s.beats, "tw": s.tw}
 
-
-def _label_task(name: str) -> str:
-    from ..vitis.cpp import label
-    return label(name, 40)

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...errors import HlsgenError
 from ...ir.graph import Graph
+from ...ir.types import container_bits
 from ...schedule.schedule import Schedule
 from .cpp import c_int_type, int_literal, requant_width
 from .cpp import label as _label
@@ -54,14 +55,6 @@ def _word_fields(rank: int = MAX_RANK) -> Dict[str, int]:
 
 
 WORD = _word_fields()
-
-
-def container_bits(bits: int) -> int:
-    """The byte-aligned width a tensor travels in: AXI-Stream TDATA, off-chip words, data files."""
-    for cw in (8, 16, 32, 64):
-        if bits <= cw:
-            return cw
-    raise HlsgenError(f"a {bits}-bit tensor is wider than 64 bits; hlsgen's memory layout stops at 64")
 
 
 @dataclass
