@@ -17,8 +17,12 @@ Execution model (docs/performance.md has the derivations):
   segmentation places a tensor the same way.
 - Weights are resident on chip when all of them fit in half of the capped on-chip memory,
   otherwise every task streams its weights from off-chip memory for every input.
-- Off-chip traffic runs on AXI ports of `port_bits`, one port per tensor stream, limited by
-  the memory channel bandwidth; the whole stage is limited by the memory's total bandwidth.
+- Off-chip traffic runs on AXI ports of `port_bits`, limited by the memory channel bandwidth;
+  a task's streams share the memory's channels (all of them on one channel of a single-channel
+  memory) and overlap its compute. Reads wait the memory latency before their first beat and
+  the last write waits it for its response, so a task takes
+  latency x (reads? + writes?) + max(compute, transfer); the whole stage is limited by the
+  memory's total bandwidth. (Measured against the RTL with its m_axi ports: docs/rtl.md.)
 
 Search (`mode="auto"`): dynamic programming over segmentations of the task list into
 contiguous stages of at most `max_segment` tasks, each stage dataflow or sequential with its
@@ -126,6 +130,7 @@ class Problem:
         mem = device.main_memory
         self.total_bpc = mem.bandwidth_gbs * 1e9 / (self.clock * 1e6)
         self.port_bpc = min(opts.port_bits / 8, self.total_bpc / max(1, mem.channels) if mem.channels > 1 else self.total_bpc)
+        self.mem_channels = max(1, mem.channels)
         self._weights()
         fixed = dict(opts.folding)
         unknown = sorted(set(fixed) - set(self.pos))
@@ -285,22 +290,28 @@ class Problem:
         p = self.prod[name]
         return not (i <= p and self.last[name] < j)
 
-    def _traffic(self, k: int, i: int, j: int, mode: str) -> Tuple[int, int]:
-        """(off-chip bytes, transfer cycles) of task k for one input."""
+    def _traffic(self, k: int, i: int, j: int, mode: str) -> Tuple[int, int, int]:
+        """(off-chip bytes, transfer cycles, latency cycles) of task k for one input. Its streams
+        share the memory's channels (port_bpc each): the transfer overlaps the task's compute; the
+        latency does not (the first read's, the last write response's)."""
         t = self.tasks[k]
-        streams = []
-        if self.weight_place[k] == "offchip":
-            streams.append(self.weight_bits[k] / 8)
+        reads, writes = [], []
+        if self.weight_place[k] == "offchip":    # in containers of 8/16/32 bits, as both kernels read them
+            nest = self.nests[k]
+            reads.append(nest.weights * container_bits(nest.weight_bits) / 8)
         for n in t.inputs:
             if n in self.prod and self.offchip[n] and n not in self.io and self._stored(n, i, j, mode):
-                streams.append(self.bits[n] / 8)
+                reads.append(self.bits[n] / 8)
         for n in t.outputs:
             if n in self.prod and self.offchip[n] and n not in self.io and self._stored(n, i, j, mode):
-                streams.append(self.bits[n] / 8)
+                writes.append(self.bits[n] / 8)
+        streams = reads + writes
         if not streams or self.nests[k].free:
-            return 0, 0
-        cyc = MEMORY_LATENCY_CYCLES + max(transfer_cycles(b, self.port_bpc) for b in streams)
-        return int(sum(streams)), cyc
+            return 0, 0, 0
+        lanes = min(len(streams), self.mem_channels)
+        cyc = max(max(transfer_cycles(b, self.port_bpc) for b in streams),
+                  transfer_cycles(sum(streams), self.port_bpc * lanes))
+        return int(sum(streams)), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes))
 
     def _scratch_bits(self, i: int, j: int, mode: str) -> int:
         if not len(self._on_bits):
@@ -372,7 +383,7 @@ class Problem:
     def _dataflow(self, i: int, j: int) -> _SegResult:
         B = self.opts.batch
         traffic = [self._traffic(k, i, j, "dataflow") for k in range(i, j)]
-        tmin = max((c for _, c in traffic), default=0)
+        tmin = max((c for _, c, _ in traffic), default=0)
         fixed = Resources()
         for k in range(i, j):
             fixed = fixed + self.stream_buffers[k]
@@ -487,8 +498,9 @@ class Problem:
             chosen = trial
             lanes = [o.folding.vec * o.folding.pe for o in chosen]
             cycles, res, eff, depths, bott, lat, starts = full
-        bytes_in = sum(b for b, _ in traffic)
+        bytes_in = sum(b for b, _, _ in traffic)
         cycles = max(cycles, math.ceil(B * bytes_in / self.total_bpc)) + STAGE_SWITCH_CYCLES
+        cycles += max((lat for _, _, lat in traffic), default=0)   # the stage's memory latencies, once
         choice = {"chosen": chosen, "eff": eff, "traffic": traffic, "depths": depths, "bottleneck": i + bott,
                   "latency": lat, "scratch": scratch, "steady": eff[bott],
                   "starts": {i + k: v for k, v in enumerate(starts)}}
@@ -512,13 +524,13 @@ class Problem:
         core = np.zeros((len(cands), 6), dtype=np.int64)
         valid = np.ones(len(cands), dtype=bool)
         idxs = []
-        for k, (nbytes, tcyc) in zip(range(i, j), traffic):
+        for k, (nbytes, tcyc, tlat) in zip(range(i, j), traffic):
             dsps, picks, arr = self._by_dsp[k]
             idx = np.searchsorted(dsps, cands, side="right") - 1
             valid &= idx >= 0
             rows = arr[np.maximum(idx, 0)]
             switch = TASK_SWITCH_CYCLES if not self.nests[k].free else 0
-            per[:, 0] += np.maximum(rows[:, 0], tcyc) + switch
+            per[:, 0] += np.maximum(rows[:, 0], tcyc) + tlat + switch
             core = np.maximum(core, rows)
             idxs.append(idx)
         extra = mem + mux
@@ -572,17 +584,17 @@ class Problem:
         chosen, traffic = seg.choice["chosen"], seg.choice["traffic"]
         plans = []
         offset = 0
-        for k, o, (nbytes, tcyc) in zip(range(i, j), chosen, traffic):
+        for k, o, (nbytes, tcyc, tlat) in zip(range(i, j), chosen, traffic):
             nest = self.nests[k]
             r = o.res
             if mode == "dataflow":
                 r = r + self.stream_buffers[k]
             plans.append(TaskPlan(name=self.tasks[k].name, op=self.tasks[k].op, folding=o.folding, cycles=o.cycles,
-                                  transfer_cycles=tcyc, macs=self.macs[k], resources=r, weights=self.weight_place[k],
+                                  transfer_cycles=tcyc + tlat, macs=self.macs[k], resources=r, weights=self.weight_place[k],
                                   offchip_bytes=nbytes * self.opts.batch,
                                   start=start + (int(seg.choice["starts"][k]) if mode == "dataflow" else offset)))
             if mode == "sequential":
-                offset += self.opts.batch * (max(o.cycles, tcyc) + (TASK_SWITCH_CYCLES if not nest.free else 0))
+                offset += self.opts.batch * (max(o.cycles, tcyc) + tlat + (TASK_SWITCH_CYCLES if not nest.free else 0))
         buffers = []
         seen = set()
         for k in range(i, j):
