@@ -55,6 +55,7 @@ def _word_fields(rank: int = MAX_RANK) -> Dict[str, int]:
 
 
 WORD = _word_fields()
+WEIGHT_ALIGN = 4096             # bytes: each task's off-chip weights start on a 4 KiB boundary
 
 
 @dataclass
@@ -165,18 +166,22 @@ class KernelBuilder:
                                    impl.get(n, ""), bundle, _label(n), beat)
 
     def _weights(self):
-        """Off-chip weights: one memory image (data/weights.bin), each task's array at an offset."""
+        """Off-chip weights: one memory image (data/weights.bin), each task's array at an offset
+        aligned to WEIGHT_ALIGN bytes, so that its bursts start on a 4 KiB boundary (an AXI4 burst
+        may not cross one) and the RTL's m_axi channels can read it in whole beats."""
         self.woff: Dict[str, int] = {}
-        image: List[int] = []
-        for t, c in zip(self.g.tasks, self.ctxs):
-            w = c.get("weight")
-            if w is not None and w["param"]:
-                self.woff[t.name] = len(image)
-                image += w["values"]
-        self.weight_image = np.asarray(image, dtype=np.int64)
-        lo = int(self.weight_image.min()) if image else 0
-        hi = int(self.weight_image.max()) if image else 0
+        arrays = [(t.name, c["weight"]["values"]) for t, c in zip(self.g.tasks, self.ctxs)
+                  if c.get("weight") is not None and c["weight"]["param"]]
+        lo = min((min(v) for _, v in arrays if v), default=0)
+        hi = max((max(v) for _, v in arrays if v), default=0)
         self.wcw = next(cw for cw in (8, 16, 32, 64) if -(1 << (cw - 1)) <= lo and hi < (1 << (cw - 1)))
+        align = WEIGHT_ALIGN * 8 // self.wcw
+        image: List[int] = []
+        for name, values in arrays:
+            image += [0] * (-len(image) % align)
+            self.woff[name] = len(image)
+            image += values
+        self.weight_image = np.asarray(image, dtype=np.int64)
 
     # ------------------------------------------------------------------ stages
     def context(self) -> Dict:
