@@ -4,7 +4,8 @@ schedule's port width; AXI4-Lite control) simulated with cocotb on Verilator is 
 the golden for every Foundation net, in all three modes, unconstrained and resource-capped, and
 its simulated cycles are within 10% of the cost model's; under random gaps and backpressure
 too; a stalled stream is named. Control goes through s_axi_control with cocotbext-axi's
-AXI4-Lite master (start, interrupt, status)."""
+AXI4-Lite master (start, interrupt, status, pointer arguments); spills and streamed weights move
+on m_axi through the testbench's off-chip memory (sim/hlsgen_sim/ddr.py)."""
 import json
 import subprocess
 
@@ -44,15 +45,15 @@ def test_rtl_sim_bit_exact(exported, tmp_path, net, mode, target):
     assert res["cycles"] <= design["serial_cycles"], (res["cycles"], design["serial_cycles"])
     assert res["predicted_cycles"] == json.loads((out / "report.json").read_text())["total_cycles"]
     assert res["cycles_are"].startswith("simulated")
-    # issue 6: simulated cycles within 10% of the model's (docs/performance.md has the table).
-    # The RTL keeps spills and streamed weights in its memory, so off-chip traffic is free
-    # there: where the schedule has any, the RTL may only be faster than the model.
+    # issue 6: simulated cycles within 10% of the model's (docs/performance.md has the table),
+    # off-chip traffic included: spills and streamed weights move on m_axi through the
+    # testbench's memory, which has the model's latency and bandwidth
+    assert abs(res["cycle_error"]) <= 0.10, (res["cycles"], res["predicted_cycles"], res["cycle_error"])
     report = json.loads((out / "report.json").read_text())
-    offchip = any(t["transfer_cycles"] > 0 for st in report["stages"] for t in st["tasks"])
-    if offchip:
-        assert res["cycles"] <= 1.10 * res["predicted_cycles"], (res["cycles"], res["predicted_cycles"])
-    else:
-        assert abs(res["cycle_error"]) <= 0.10, (res["cycles"], res["predicted_cycles"], res["cycle_error"])
+    offchip = sum(t["offchip_bytes"] for st in report["stages"] for t in st["tasks"])
+    moved = sum(b["read"] + b["written"] for b in res["offchip_beats"].values())
+    assert (offchip > 0) == (moved > 0), (offchip, res["offchip_beats"])
+    assert not res["axi_errors"], res["axi_errors"]
 
 
 @pytest.mark.parametrize("net", ["residual", "shuffle_block", "demo_cnn"])
@@ -87,6 +88,20 @@ def test_rtl_mismatch_is_reported(exported, tmp_path):
     assert r.returncode != 0 and "sim: FAILED: 1 mismatches" in r.stdout
     assert res["mismatches"] == 1 and not res["passed"]
     assert any("out0" in m and "index 5:" in m for m in res["first_mismatches"]), res
+
+
+def test_streamed_weights_come_from_off_chip_memory(exported, tmp_path):
+    """With --weights offchip the weights reach the cores only through m_axi from the host's
+    buffer (data/weights.bin): the WROM image leaves them zero, so corrupting the file breaks
+    the outputs; the pointer registers read back what the host wrote (checked in the test)."""
+    out, b = build(exported, tmp_path, "demo_cnn", "auto", "capped")
+    assert b.returncode == 0, b.stderr
+    r, res = sim(out)
+    assert r.returncode == 0 and res["passed"] and res["offchip_beats"]["m_axi_gmem0"]["read"] > 0, res
+    w = out / "data" / "weights.bin"
+    w.write_bytes(bytes(x ^ 0x5A for x in w.read_bytes()))
+    r, res = sim(out)
+    assert r.returncode != 0 and not res["passed"] and res["mismatches"] > 0, res
 
 
 def test_rtl_lint_clean_for_a_design(exported, tmp_path):

@@ -161,3 +161,13 @@ def test_mac_pair_synthesizes_to_one_dsp48e2(tmp_path):
             cells[parts[1]] = int(parts[0])
     assert cells.get("DSP48E2") == 1, cells
     assert not any(k.startswith("RAMB") for k in cells), cells
+
+
+@pytest.mark.parametrize("memory", ["fast", "ddr"])
+def test_m_axi(tmp_path, memory):
+    """hlsgen_m_axi against the testbench's off-chip memory: a memory that answers at once at a
+    beat per cycle, and one with the cost model's 100-cycle latency at less than a beat per cycle."""
+    case = {"fast": {"latency": 0, "bytes_per_cycle": 16.0}, "ddr": {"latency": 100, "bytes_per_cycle": 5.0}}[memory]
+    tests, failed = _sim().run([RTL / "hlsgen_m_axi.sv", TESTS / "m_axi_harness.sv"], "m_axi_harness", "cocotb_m_axi",
+                               TESTS, tmp_path / "b", extra_env={"HLSGEN_CASE": json.dumps(case)})
+    assert tests == 1 and failed == 0

@@ -4,8 +4,11 @@ Reads OUT/sim/design.json and OUT/data/*.bin, drives the input streams with coco
 AXI-Stream source (random gaps when HLSGEN_GAP > 0) and takes the outputs with its AXI-Stream
 sink (random backpressure when HLSGEN_BACKPRESSURE > 0): one frame per tensor, consecutive
 elements packed little-endian into port-wide beats, TLAST on the last beat.
+Off-chip memory (ddr.py) sits behind every m_axi bundle: the host's buffers (data/weights.bin
+for streamed weights, zeroed buffers for spilled tensors) at addresses above 4 GiB, with the
+cost model's latency and bandwidth.
 Control goes through s_axi_control with cocotbext-axi's AXI4-Lite master, as a host driver
-would: enable the ap_done interrupt, set ap_start, wait for the interrupt, read ap_done from
+would: write the buffers' addresses into the pointer registers, enable the ap_done interrupt, set ap_start, wait for the interrupt, read ap_done from
 the control register and clear the interrupt. Every output element is compared with the golden. Writes
 HLSGEN_RESULT (JSON): passed, mismatches, elements, cycles (ap_start to ap_done), first
 mismatches, and the stalled stream if the design stops making progress."""
@@ -20,6 +23,8 @@ from cocotb.triggers import ClockCycles, First, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
 from cocotbext.axi import AxiLiteBus, AxiLiteMaster, AxiStreamBus, AxiStreamFrame, AxiStreamSink, AxiStreamSource
+
+from hlsgen_sim.ddr import Ddr, Memory
 
 
 def _words(path: Path, cw: int):
@@ -72,6 +77,18 @@ def _busy_cores(dut, design) -> str:
     return ("the inputs are in but a stage stopped: busy " + "; ".join(busy)) if busy else ""
 
 
+async def _trace_words(dut, design, out: list):
+    """HLSGEN_TRACE=1: the cycle each core starts each word (for the timeline in sim.json)."""
+    cores = [(c["index"], getattr(dut, f"core{c['index']}")) for c in design.get("cores", [])]
+    t = 0
+    while True:
+        await RisingEdge(dut.ap_clk)
+        t += 1
+        for k, core in cores:
+            if int(core.wstart.value):
+                out.append([t, k, int(core.wnum.value)])
+
+
 @cocotb.test()
 async def design_matches_golden(dut):
     root = Path(os.environ["HLSGEN_PROJECT"])
@@ -100,6 +117,16 @@ async def design_matches_golden(dut):
                                  p["beats"], f"out{k}"))
     axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, "s_axi_control"), dut.ap_clk, dut.ap_rst_n,
                          reset_active_level=False)
+    # off-chip memory: the host's buffers, one per pointer argument, behind every bundle
+    pointers = design.get("pointers", [])
+    host = Memory([p["bytes"] for p in pointers])
+    for p, addr in zip(pointers, host.addr):
+        if p["file"]:
+            data = (root / "data" / p["file"]).read_bytes()
+            i = host.index(addr, len(data))
+            host.data[i:i + len(data)] = data
+    ddrs = [Ddr(dut, f"m_axi_{b['name']}", dut.ap_clk, dut.ap_rst_n, host, int(design["memory"]["latency"]),
+                float(design["memory"]["bytes_per_cycle"])) for b in design.get("bundles", [])]
     await ClockCycles(dut.ap_clk, 4)
     dut.ap_rst_n.value = 1
     await ClockCycles(dut.ap_clk, 2)
@@ -107,6 +134,12 @@ async def design_matches_golden(dut):
         src.send_nowait(AxiStreamFrame(data))
     limit = int(design["cycle_limit"])
     stalled = None
+    for k, addr in enumerate(host.addr):         # pointer arguments, low word first
+        await axil.write_dword(0x10 + 12 * k, addr & 0xFFFFFFFF)
+        await axil.write_dword(0x14 + 12 * k, addr >> 32)
+    for k, addr in enumerate(host.addr):
+        got = await axil.read_dword(0x10 + 12 * k) | await axil.read_dword(0x14 + 12 * k) << 32
+        assert got == addr, f"pointer register {k} ({pointers[k]['name']}) reads 0x{got:x}, wrote 0x{addr:x}"
     await axil.write_dword(0x04, 1)              # global interrupt enable
     await axil.write_dword(0x08, 1)              # interrupt on ap_done
     status = await axil.read_dword(0x00)
@@ -114,6 +147,9 @@ async def design_matches_golden(dut):
     # cycles from ap_start to ap_done: hlsgen's top exposes both; on Vitis's RTL (RTL=vitis) they
     # are inside its control block, so the write of ap_start and the interrupt stand in
     inner = hasattr(dut, "ap_start") and hasattr(dut, "ap_done")
+    trace: list = []
+    if os.environ.get("HLSGEN_TRACE") == "1" and inner:
+        cocotb.start_soon(_trace_words(dut, design, trace))
     start = cocotb.start_soon(axil.write_dword(0x00, 1))      # ap_start
     if inner:
         await RisingEdge(dut.ap_start)
@@ -141,7 +177,10 @@ async def design_matches_golden(dut):
                    else f"output stream {short_out[0]}" if short_out else "ap_done never came")
     await ClockCycles(dut.ap_clk, 4)
     result = {"passed": False, "mismatches": 0, "elements": 0, "cycles": cycles, "first_mismatches": [],
-              "stalled": stalled}
+              "stalled": stalled, "offchip_beats": {d.name: {"read": d.read_beats, "written": d.write_beats} for d in ddrs},
+              "axi_errors": [e for d in ddrs for e in d.errors][:10]}
+    if trace:
+        result["word_starts"] = trace           # [cycle from ap_start, core, word]
     if stalled is None:
         for k, (sink, p) in enumerate(zip(sinks, design["outputs"])):
             want = _words(root / "data" / p["file"], p["cw"])
@@ -163,7 +202,8 @@ async def design_matches_golden(dut):
                     if len(result["first_mismatches"]) < 10:
                         result["first_mismatches"].append(
                             f"out{k} ({p['label']}) index {i}: expected {_signed(e, p['cw'])}, got {_signed(g, p['cw'])}")
-        result["passed"] = result["mismatches"] == 0 and result["elements"] > 0
+        result["passed"] = result["mismatches"] == 0 and result["elements"] > 0 and not result["axi_errors"]
     Path(os.environ["HLSGEN_RESULT"]).write_text(json.dumps(result))
     assert stalled is None, stalled
+    assert not result["axi_errors"], result["axi_errors"]
     assert result["passed"], result["first_mismatches"]

@@ -3,7 +3,7 @@ OUT/results/sim.json (passed, mismatches, elements, cycles measured from ap_star
 predicted_cycles from the schedule, cycle_error).
 
     python sim/run_design.py [--gap P] [--backpressure P] [--seed S] [--simulator verilator|icarus]
-                             [--rtl hlsgen|vitis]
+                             [--rtl hlsgen|vitis] [--trace]
 
 --rtl vitis runs the same testbench on the Verilog Vitis HLS wrote (`make csynth`), whose ports
 carry the same names (the emitted interface pragmas).
@@ -27,6 +27,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--simulator", default="verilator", choices=["verilator", "icarus"])
     ap.add_argument("--rtl", default="hlsgen", choices=["hlsgen", "vitis"])
+    ap.add_argument("--trace", action="store_true", help="record the cycle each core starts each word (sim.json)")
     a = ap.parse_args(argv)
     out = HERE.parents[1]
     design = json.loads((out / "sim" / "design.json").read_text())
@@ -52,7 +53,8 @@ def main(argv=None) -> int:
     try:
         runner.run(sources, top, "hlsgen_sim.design_test", HERE.parent, out / "build" / f"{a.simulator}-{a.rtl}",
                    extra_env={"HLSGEN_PROJECT": str(out), "HLSGEN_RESULT": str(raw), "HLSGEN_GAP": str(a.gap),
-                              "HLSGEN_BACKPRESSURE": str(a.backpressure), "HLSGEN_SEED": str(a.seed)},
+                              "HLSGEN_BACKPRESSURE": str(a.backpressure), "HLSGEN_SEED": str(a.seed),
+                              "HLSGEN_TRACE": "1" if a.trace else "0"},
                    simulator=a.simulator)
     except RuntimeError as exc:
         if not raw.exists():
@@ -71,6 +73,8 @@ def main(argv=None) -> int:
     (out / "results" / "sim.json").write_text(json.dumps(res, indent=2) + "\n")
     for line in res["first_mismatches"]:
         print("MISMATCH " + line)
+    for line in res.get("axi_errors", []):
+        print("AXI " + line)
     if res.get("stalled"):
         print(f"sim: STALLED: {res['stalled']} (no ap_done after {res['cycles']} cycles)")
     print(f"sim: {'PASSED' if res['passed'] else 'FAILED'}: {res['mismatches']} mismatches in {res['elements']} elements; "

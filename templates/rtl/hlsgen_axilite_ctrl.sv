@@ -6,9 +6,13 @@
 //   0x04 global interrupt enable (bit 0)
 //   0x08 IP interrupt enable (bit 0 ap_done, bit 1 ap_ready)
 //   0x0c IP interrupt status (bit 0 ap_done, bit 1 ap_ready; write 1 to clear)
+//   0x10 + 12 k, 0x14 + 12 k: the 64-bit address of pointer argument k (an m_axi `offset=slave`
+//        argument, in the kernel's argument order), low word first; k < NARG
 // interrupt = GIE && |(IER & ISR). One outstanding read and one write at a time.
 module hlsgen_axilite_ctrl #(
-    parameter int ADDR_W = 6
+    parameter int ADDR_W = 6,
+    parameter int NARG = 0,                  // pointer arguments
+    localparam int NP = NARG > 0 ? NARG : 1
 ) (
     input  logic              clk,
     input  logic              rst_n,
@@ -36,7 +40,8 @@ module hlsgen_axilite_ctrl #(
     output logic              ap_start,
     input  logic              ap_done,
     input  logic              ap_idle,
-    input  logic              ap_ready
+    input  logic              ap_ready,
+    output logic [63:0]       ptr[NP]
 );
     logic done_sticky, ready_sticky, auto_restart, gie;
     logic [1:0] ier, isr;
@@ -66,6 +71,7 @@ module hlsgen_axilite_ctrl #(
             gie <= 1'b0;
             ier <= '0;
             isr <= '0;
+            for (int k = 0; k < NP; k++) ptr[k] <= '0;
         end else begin
             if (AWVALID && AWREADY) begin
                 waddr <= AWADDR;
@@ -103,6 +109,12 @@ module hlsgen_axilite_ctrl #(
                         default: ;
                     endcase
                 end
+                for (int k = 0; k < NARG; k++) begin
+                    for (int b = 0; b < 4; b++) begin
+                        if (wstrb[b] && waddr == ADDR_W'(16 + 12 * k)) ptr[k][8 * b +: 8] <= wdata[8 * b +: 8];
+                        if (wstrb[b] && waddr == ADDR_W'(20 + 12 * k)) ptr[k][32 + 8 * b +: 8] <= wdata[8 * b +: 8];
+                    end
+                end
             end
             if (BVALID && BREADY) BVALID <= 1'b0;
             // reads
@@ -119,11 +131,15 @@ module hlsgen_axilite_ctrl #(
                     ADDR_W'('h0c): RDATA <= {30'd0, isr};
                     default: RDATA <= '0;
                 endcase
+                for (int k = 0; k < NARG; k++) begin
+                    if (ARADDR == ADDR_W'(16 + 12 * k)) RDATA <= ptr[k][31:0];
+                    if (ARADDR == ADDR_W'(20 + 12 * k)) RDATA <= ptr[k][63:32];
+                end
             end
             if (RVALID && RREADY) RVALID <= 1'b0;
         end
     end
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: registers are 8-bit wide fields of byte lane 0
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: control registers are fields of byte lane 0
     logic [31:0] unused_w;
     assign unused_w = {wdata[31:8], wdata[6:2], wstrb[3:1]};
     /* verilator lint_on UNUSEDSIGNAL */

@@ -34,6 +34,13 @@
 //   PLAT                         the task's pipeline depth: a completed row becomes visible to
 //                                other cores PLAT cycles after its last step, as it would leave
 //                                a pipeline of that depth
+//   HOLD                         1 on a task's last word when the task writes a tensor off chip:
+//                                the next word (or done) waits until `hold` falls, i.e. until the
+//                                top's m_axi channels have every beat written and answered
+//   WWAIT                        1 when the task's weights stream in from off-chip memory: a
+//                                lane reads weight w only once w < wlim (the top's count of
+//                                weights the m_axi channel has written into this core's WROM
+//                                through the wr_* port)
 // A word takes 1 fetch cycle (none for a core's first word) + its steps + the cycles it waits +
 // LAT. start runs words
 // [first, last) once, then pulses done. Every core of a design has the same parameters (the
@@ -64,6 +71,7 @@ module hlsgen_core #(
     parameter int NR = 2,                    // read ports: max(MV x MP x MS, 2 x ML)
     parameter int NW = 1,                    // write ports: max(MV x MP, ML)
     parameter int MD = 1,                    // the deepest PLAT of any word
+    parameter int WBEAT = 1,                 // weights per m_axi beat (the wr_* port)
     parameter string PROGRAM = "program.mem",
     parameter string WROM = "wrom.mem",
     parameter string TAP = "tap.mem",
@@ -90,7 +98,17 @@ module hlsgen_core #(
     input  int                   rows[NC],
     output logic                 pub,
     output int                   pub_id,
-    output int                   pub_rows
+    output int                   pub_rows,
+    // words and off-chip traffic: the word started (wstart pulses the cycle after its fetch),
+    // write-back still busy, weights present, and the weight write port
+    output logic                 wstart,
+    output int                   wnum,
+    input  logic                 hold,
+    input  int                   wlim,
+    input  logic                 wr_en,
+    input  int                   wr_addr,
+    input  int                   wr_count,
+    input  logic signed [WB-1:0] wr_data[WBEAT]
 );
     /* verilator no_inline_module */        // one C++ class for all of a design's cores: fast builds
     import hlsgen_word_pkg::*;               // the word layout (generated with the design)
@@ -196,6 +214,7 @@ module hlsgen_core #(
                         w_raddr[k] = w_src + j;
                         w_widx[k] = w_woff + o * RED + r;
                         if (!written(0, j)) w_ready = 1'b0;
+                        if (f[X + X_WWAIT] != 0 && w_widx[k] >= wlim) w_ready = 1'b0;
                     end
                 end
             end
@@ -368,8 +387,14 @@ module hlsgen_core #(
         if (!rst_n) for (int k = 0; k < MD; k++) dl_v[k] <= 1'b0;
     end
 
+    // weights from off-chip memory, WBEAT per beat
+    always_ff @(posedge clk)
+        if (wr_en) for (int k = 0; k < WBEAT; k++) if (k < wr_count) wrom[wr_addr + k] <= wr_data[k];
+
     task automatic fetch(input int w);       // load word w and start it
         for (int k = 0; k < NF; k++) f[k] <= int'(prog[w * NF + k]);
+        wstart <= 1'b1;
+        wnum <= w;
         n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; i0 <= 0;
         lat <= int'(prog[w * NF + X + X_LAT]);
         state <= (prog[w * NF + F_KIND] == 0) ? WIN : ELEM;
@@ -379,9 +404,12 @@ module hlsgen_core #(
         if (!rst_n) begin
             state <= IDLE;
             done <= 1'b0;
+            wstart <= 1'b0;
+            wnum <= 0;
             pc <= 0;
         end else begin
             done <= 1'b0;
+            wstart <= 1'b0;
             case (state)
                 // FETCH loads word pc in one cycle (a word is one row of the program ROM); on start
                 // the first word loads at once
@@ -393,7 +421,7 @@ module hlsgen_core #(
                         pc <= first + 1;
                     end
                 end
-                FETCH: begin
+                FETCH: if (!(f[X + X_HOLD] != 0 && hold)) begin
                     if (pc == last) state <= DONE;
                     else begin
                         fetch(pc);

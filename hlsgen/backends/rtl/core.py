@@ -9,6 +9,7 @@ control port (hlsgen_axilite_ctrl.sv)."""
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Tuple
@@ -18,11 +19,13 @@ import numpy as np
 from ...ir.graph import Graph
 from ...ops import OPS
 from ...schedule.cost import depth_of
+from ...schedule.scheduler import MEMORY_LATENCY_CYCLES
 from ...schedule.schedule import Schedule
 from ...ir.types import container_bits
 from ..vitis.cpp import label
 from ..vitis.kernel import KIND_ELTWISE, KIND_MOVE, KIND_SCATTER, KIND_WINDOW, MAX_RANK, WORD, KernelBuilder, Store
 from ..vitis.tasks import ctype
+from . import offchip
 from .modules import write_mem
 
 
@@ -95,10 +98,10 @@ def word_cycles(f: List[int], vec: int, pe: int, simd: int, lat: int) -> int:
 
 # the fields hlsgen_core adds after the HLS core's word (templates/rtl/hlsgen_core.sv), with their
 # widths: the folding, the drain, the tap table offset, the element iteration order, the output's
-# row counter (id, iterations per published row, rows), two sources (counter id, C*H*W, H, W, ALL)
-# and the publication delay
+# row counter (id, iterations per published row, rows), two sources (counter id, C*H*W, H, W, ALL),
+# the publication delay, and the off-chip waits (write-back at the task's end, streamed weights)
 RTL_FIELDS = (("VEC", 1), ("PE", 1), ("SIMD", 1), ("LAT", 1), ("TAP", 1), ("ORD", MAX_RANK), ("PID", 1), ("PDIV", 1),
-              ("PTOT", 1), ("SRC0", 5), ("SRC1", 5), ("PLAT", 1))
+              ("PTOT", 1), ("SRC0", 5), ("SRC1", 5), ("PLAT", 1), ("HOLD", 1), ("WWAIT", 1))
 SRC_FIELDS = ("ID", "CHW", "H", "W", "ALL")
 NX = sum(w for _, w in RTL_FIELDS)
 
@@ -249,6 +252,23 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
     core_of, stage_of, stages, ncores = _cores(graph, sched)
     producer = {root(o): t.name for t in graph.tasks if t.name in core_of for o in t.outputs}
     counter = {n: k for k, n in enumerate(sorted(producer, key=lambda n: (stage_of[producer[n]], n)))}
+    real = KernelBuilder(graph, sched, device)           # the HLS kernel's spills, bundles and weight image
+    nweights = {t.name: len(c["weight"]["values"]) for t, c in zip(graph.tasks, kb.ctxs) if c.get("weight")}
+    channels, pointers = offchip.plan(graph, sched, real, root, core_of, stage_of, nweights)
+    staged: Dict[Tuple[str, str], offchip.Channel] = {}
+    for ch in channels:
+        if ch.what == "input":                           # a staging region and a row counter of its own
+            ch.base, ch.ctr = len(image), len(counter) + len(staged)
+            image += [0] * ch.count
+            ch.table = offchip.read_table(_geometry(graph, ch.tensor, ch.root), offchip.onchip_index(ch, ch.count), ch.beat)
+            staged[(ch.task, ch.tensor)] = ch
+        elif ch.what == "output":
+            ch.base, ch.ctr = by_name[ch.root], counter[ch.root]
+            ch.table = offchip.write_table(_geometry(graph, ch.root, ch.root), offchip.onchip_index(ch, ch.count),
+                                           ch.beat)
+    writes_out = {ch.task for ch in channels if ch.write}
+    streamed = {ch.task: ch for ch in channels if ch.what == "weights"}
+    first_word: Dict[str, Tuple[int, int]] = {}
     last_word = {}
     for k, w in enumerate(program):
         last_word[w["task"]] = k
@@ -288,26 +308,32 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
         first_of_core = not words[c]
         per_task[t.name] = per_task.get(t.name, 0) + word_cycles(f, vec, pe, simd, lat) - (1 if first_of_core else 0)
         f[WORD["DST"]] = base[f[WORD["DST"]]]
-        if kind in (KIND_WINDOW, KIND_MOVE, KIND_SCATTER):
-            f[WORD["SRC"]] = base[f[WORD["SRC"]]]
-        else:
-            for t_ in range(f[WORD["E_NT"]]):
-                j = WORD["E_TERMS"] + t_ * WORD["E_TERM"]
-                f[j] = base[f[j]]
+        src_at = [WORD["SRC"]] if kind in (KIND_WINDOW, KIND_MOVE, KIND_SCATTER) else \
+            [WORD["E_TERMS"] + j * WORD["E_TERM"] for j in range(f[WORD["E_NT"]])]
+        for j in src_at:
+            f[j] = base[f[j]]
         dataflow = sched.stages[stage_of[t.name]].mode == "dataflow"
         src_fields = []                      # per source: (counter, C*H*W, H, W, ALL), SRC_FIELDS
         for j in range(2):
             n = srcs[j] if j < len(srcs) else None
             r = root(n) if n is not None else None
             p = producer.get(r) if r is not None else None
-            if p is None or not dataflow or stage_of[p] != stage_of[t.name] or core_of[p] == c:
+            if (t.name, n) in staged:                        # loaded from off-chip memory as the task runs
+                ch = staged[(t.name, n)]
+                f[src_at[j]] = ch.base
+                src_fields.append([ch.ctr] + _geometry(graph, n, r))
+            elif p is None or not dataflow or stage_of[p] != stage_of[t.name] or core_of[p] == c:
                 src_fields.append([-1, 1, 1, 1, 0])          # complete before this word starts
             else:
                 src_fields.append([counter[r]] + _geometry(graph, n, r))
+        if t.name in streamed and kind == KIND_WINDOW and t.name not in first_word:
+            streamed[t.name].base = f[WORD["W_WOFF"]]
         depth = max(depth, plat)
         extra = {"VEC": [vec], "PE": [pe], "SIMD": [simd], "LAT": [lat], "TAP": [tap_off], "ORD": list(order),
                  "PID": [pid], "PDIV": [pdiv], "PTOT": [_rows(graph.tensors[out].shape)], "SRC0": src_fields[0],
-                 "SRC1": src_fields[1], "PLAT": [plat]}
+                 "SRC1": src_fields[1], "PLAT": [plat], "HOLD": [int(last and t.name in writes_out)],
+                 "WWAIT": [int(t.name in streamed)]}
+        first_word.setdefault(t.name, (c, len(words[c]) // (len(f) + NX)))
         words[c] += f + [v for name, _ in RTL_FIELDS for v in extra[name]]
         if t.name not in what[c]:
             what[c].append(t.name)
@@ -316,8 +342,13 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
     rq = st["rq"]
     nf = st["nf"] + NX
     outdir.mkdir(parents=True, exist_ok=True)
+    wrom = list(st["wrom"])
+    for ch in streamed.values():                         # streamed weights arrive through m_axi only
+        if wrom[ch.base:ch.base + ch.count] != [int(v) for v in real.weight_image[ch.off * 8 // ch.cw:][:ch.count]]:
+            raise ValueError(f"task {label(ch.task, 40)}: the WROM and data/weights.bin disagree")
+        wrom[ch.base:ch.base + ch.count] = [0] * ch.count
     shared = {
-        "WROM": write_mem(outdir / "wrom.mem", st["wrom"], st["wbits"]),
+        "WROM": write_mem(outdir / "wrom.mem", wrom, st["wbits"]),
         "TAP": write_mem(outdir / "tap.mem", taps or [0], 48),
         "RQ_BIAS": write_mem(outdir / "rq_bias.mem", rq["bias_values"], pw),
         "RQ_M0": write_mem(outdir / "rq_m0.mem", rq["m"][0], 32),
@@ -342,10 +373,15 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
     ln = {k: max(lanes[c][k] for c in range(ncores)) for k in ("MV", "MP", "MS", "ML")} if ncores else \
         {"MV": 1, "MP": 1, "MS": 1, "ML": 1}
     prog = write_mem(outdir / "program.mem", allw or [0], 32)
+    for ch in channels:
+        core, k = first_word[ch.task]
+        ch.word = cores[core]["first"] + k
+    dma = _dma_context(channels, pointers, outdir, st["wbits"], sched.port_bits)
     core_params = {"NT": max(1, len(allw) // nf), "NF": nf, "SB": sb, "WROM_WORDS": len(st["wrom"]), "WB": st["wbits"],
-                   "TAP_WORDS": max(1, len(taps)), "RQ_ROWS": rq["size"], "PW": pw, **ln, "NC": max(1, len(counter)),
+                   "TAP_WORDS": max(1, len(taps)), "RQ_ROWS": rq["size"], "PW": pw, **ln,
+                   "NC": max(1, len(counter) + len(staged)),
                    "NR": max(ln["MV"] * ln["MP"] * ln["MS"], 2 * ln["ML"]), "NW": max(ln["MV"] * ln["MP"], ln["ML"]),
-                   "MD": depth}
+                   "MD": depth, "WBEAT": dma["wbeat"]}
     core_files = {"PROGRAM": f"../rtl/{prog.name}", **{k: f"../rtl/{p.name}" for k, p in shared.items()}}
     for s in stages:
         bits = ["1" if c in s["set"] else "0" for c in reversed(range(ncores))]
@@ -353,12 +389,38 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
     ports_in = [_port(s, by_name) for s in (kb.stores[n] for n in graph.inputs)]
     ports_out = [_port(s, by_name) for s in (kb.stores[n] for n in graph.outputs)]
     io = sum(p["beats"] for p in ports_in) + sum(p["beats"] for p in ports_out)
+    bpc = offchip.bytes_per_cycle(device, sched)
+    traffic = sum(MEMORY_LATENCY_CYCLES + math.ceil(ch.beats * sched.port_bits / 8 / bpc) + ch.beats for ch in channels)
     return {"cores": cores, "core_params": core_params, "core_files": core_files, "stages": stages, "sb": sb,
             "mem_words": max(1, len(image)),
             "mem_file": f"../rtl/{mem_file.name}", "inputs": ports_in, "outputs": ports_out, "layout": layout,
-            "words": len(program), "task_cycles": per_task,
+            "words": len(program), "task_cycles": per_task, **dma,
             # no core waits and nothing overlaps: an upper bound of the simulated cycles
-            "serial_cycles": sum(per_task.values()) + io + 3 * len(stages) + 4}
+            "serial_cycles": sum(per_task.values()) + io + traffic + 3 * len(stages) + 4,
+            "memory": {"latency": MEMORY_LATENCY_CYCLES, "bytes_per_cycle": bpc}}
+
+
+def _dma_context(channels: List[offchip.Channel], pointers: List[Dict], outdir: Path, wb: int, dw: int) -> Dict:
+    """The top's m_axi bundles and channels (offchip.py), and dma.mem: every channel's per-beat row
+    table, one after another."""
+    tab: List[int] = []
+    for ch in channels:
+        ch.tab = len(tab)
+        tab += ch.table
+    if channels:
+        write_mem(outdir / "dma.mem", tab or [0], 32)
+    bundles = []
+    for name in sorted({ch.bundle for ch in channels}, key=lambda b: int(b[4:])):
+        mine = [ch for ch in channels if ch.bundle == name]
+        bundles.append({"name": name, "channels": [dict(vars(ch), beats=ch.beats, index=channels.index(ch), local=k,
+                                                        task_label=label(ch.task, 40)) for k, ch in enumerate(mine)]})
+    cores = sorted({ch.core for ch in channels if ch.what == "weights"})
+    return {"bundles": bundles, "pointers": pointers, "dma_words": max(1, len(tab)),
+            "channels": [dict(vars(ch), beats=ch.beats, index=k) for k, ch in enumerate(channels)],
+            "weight_cores": cores, "wb": wb,
+            "wbeat": max([ch.beat for ch in channels if ch.what == "weights"], default=1),
+            "axi_ports": offchip.AXI_PORTS, "dw": dw, "maxb": offchip.MAXB, "outst": offchip.OUTST,
+            "ctrl_addr_bits": max(6, (0x10 + 12 * len(pointers)).bit_length())}
 
 
 def _port(s, by_name: Dict[str, int]) -> Dict:

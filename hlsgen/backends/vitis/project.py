@@ -138,17 +138,23 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict) -> Dict[str, byte
         core = build_core(graph, sched, device, Path(work))
         for p in sorted(Path(work).iterdir()):
             files[f"rtl/{p.name}"] = p.read_bytes()
-    for name in ("hlsgen_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv"):
+    for name in ("hlsgen_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv", "hlsgen_m_axi.sv"):
         files[f"rtl/{name}"] = (RTL_DIR / name).read_bytes()
     files["rtl/hlsgen_word_pkg.sv"] = word_package().encode()
     ctx = dict(core, version=__version__, model=k["model"])
     files["rtl/hlsgen_top.sv"] = _env_rtl().get_template("top.sv.j2").render(**ctx).encode()
-    for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py"):
+    for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py", "ddr.py"):
         files[f"sim/hlsgen_sim/{name}"] = (sim_lib / name).read_bytes()
     design = {"inputs": [dict(p, file=f"in{i}.bin") for i, p in enumerate(core["inputs"])],
               "outputs": [dict(p, file=f"out{i}.bin") for i, p in enumerate(core["outputs"])],
               "sources": ["hlsgen_pkg.sv", "hlsgen_word_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv",
-                          "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
+                          "hlsgen_m_axi.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
+              # off-chip memory: the pointer arguments (s_axi_control 0x10 + 12 k), the m_axi bundles
+              # and the memory the testbench puts behind them (the cost model's latency and bandwidth)
+              "pointers": core["pointers"], "memory": core["memory"],
+              "bundles": [{"name": b["name"], "data_bits": core["dw"],
+                           "channels": [{"task": c["task_label"], "what": c["what"], "write": c["write"],
+                                         "beats": c["beats"]} for c in b["channels"]]} for b in core["bundles"]],
               "serial_cycles": core["serial_cycles"], "cycle_limit": 2 * core["serial_cycles"] + 1000,
               "configuration_words": core["words"],
               "cores": [{"index": c["index"], "stage": c["stage"], "first": c["first"], "last": c["last"],

@@ -1,0 +1,186 @@
+"""Off-chip traffic of the RTL realization (docs/rtl.md, "Off-chip memory"): the transfers the
+cost model charges a task (`scheduler._traffic`) become m_axi channels of the top, on the HLS
+kernel's bundles and pointer arguments.
+
+- A spilled 4-D tensor is pixel-major (NHWC) off chip, so that a beat holds whole pixels and rows
+  complete beat by beat in both directions (on chip it is NCHW, as the cores address it); the
+  channel permutes as it moves. That is what lets the transfers overlap the task's compute.
+- A spilled tensor (buffer kind "offchip") is written out by its producer's task: a write
+  channel sends its beats from the activation memory to the tensor's pointer as the producer
+  publishes the rows they hold, and the task does not end until every beat is answered.
+- A task that reads a spilled tensor gets a read channel: it loads the tensor from off-chip
+  memory into a staging region of its own and publishes the rows as beats arrive, so the
+  task's row check waits for them as it waits for a producer core. The data the task reads has
+  really been through the memory.
+- Streamed weights (`--weights offchip`): a read channel loads the task's array from `wmem`
+  (data/weights.bin) into the WROM of the core that runs it, which reads a weight only once it
+  has arrived. That region of the WROM image is left zero.
+A channel starts when its task's first word starts (the trigger), as the model overlaps a
+task's transfers with its compute.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List
+
+import numpy as np
+
+from ...ir.graph import Graph
+from ...schedule.schedule import Schedule
+
+MAXB = 16          # beats per burst (16 beats of 512 bits = 1 KiB: bursts never cross 4 KiB)
+OUTST = 16         # read bursts in flight per bundle (covers 100 cycles of latency at full rate)
+ALIGN = 4096       # bytes: every off-chip array starts on a 4 KiB boundary
+
+# the AXI4 master port of a bundle as Vitis HLS names it (m_axi_<bundle>_<NAME>): name, direction
+# from the kernel's side, width ("D": the data width, "S": its byte strobes)
+AXI_PORTS = [("AWVALID", "output", 1), ("AWREADY", "input", 1), ("AWADDR", "output", 64), ("AWID", "output", 1),
+             ("AWLEN", "output", 8), ("AWSIZE", "output", 3), ("AWBURST", "output", 2), ("AWLOCK", "output", 1),
+             ("AWCACHE", "output", 4), ("AWPROT", "output", 3), ("AWQOS", "output", 4), ("AWREGION", "output", 4),
+             ("WVALID", "output", 1), ("WREADY", "input", 1), ("WDATA", "output", "D"), ("WSTRB", "output", "S"),
+             ("WLAST", "output", 1), ("BVALID", "input", 1), ("BREADY", "output", 1), ("BRESP", "input", 2),
+             ("BID", "input", 1), ("ARVALID", "output", 1), ("ARREADY", "input", 1), ("ARADDR", "output", 64),
+             ("ARID", "output", 1), ("ARLEN", "output", 8), ("ARSIZE", "output", 3), ("ARBURST", "output", 2),
+             ("ARLOCK", "output", 1), ("ARCACHE", "output", 4), ("ARPROT", "output", 3), ("ARQOS", "output", 4),
+             ("ARREGION", "output", 4), ("RVALID", "input", 1), ("RREADY", "output", 1), ("RDATA", "input", "D"),
+             ("RLAST", "input", 1), ("RRESP", "input", 2), ("RID", "input", 1)]
+
+
+@dataclass
+class Channel:
+    task: str
+    core: int
+    write: bool
+    what: str                 # "weights" | "input" | "output"
+    tensor: str               # the tensor as the task names it
+    root: str                 # the stored tensor it is an alias of (or itself)
+    bundle: str
+    ptr: int                  # pointer argument (s_axi_control 0x10 + 12 ptr)
+    off: int                  # byte offset from the pointer
+    count: int                # elements
+    cw: int                   # container bits in memory
+    bits: int                 # bits of the element on chip
+    signed: bool
+    beat: int                 # elements per beat
+    base: int = 0             # on chip: staging region / source region / WROM address
+    ctr: int = -1             # row counter published (read into memory) or watched (write)
+    table: List[int] = field(default_factory=list)   # per beat: rows complete after it / needed before it
+    word: int = 0             # the word whose start triggers the channel
+    tab: int = 0              # offset of `table` in dma.mem
+    c: int = 0                # a 4-D tensor is pixel-major (NHWC) off chip: its C and H*W (0: as on chip)
+    hw: int = 0
+
+    @property
+    def beats(self) -> int:
+        return -(-self.count // self.beat)
+
+
+def bytes_per_cycle(device, sched: Schedule) -> float:
+    """What one bundle's memory channel delivers per kernel cycle, as the cost model's port_bpc:
+    the memory's bandwidth split over its channels (a bundle per channel), at most a port."""
+    mem = device.main_memory
+    total = mem.bandwidth_gbs * 1e9 / (sched.clock_mhz * 1e6)
+    return min(sched.port_bits / 8, total / max(1, mem.channels))
+
+
+def onchip_index(ch: "Channel", count: int) -> np.ndarray:
+    """The on-chip (row-major, NCHW) index of every element in its off-chip order (NHWC for 4-D)."""
+    i = np.arange(count, dtype=np.int64)
+    if not ch.c:
+        return i
+    chw = ch.c * ch.hw
+    return (i // chw) * chw + (i % ch.c) * ch.hw + (i // ch.c) % ch.hw
+
+
+def _row_of(geom: List[int], j: np.ndarray) -> np.ndarray:
+    """The row of on-chip elements j as hlsgen_core's row check counts it (geometry C*H*W, H, W, ALL)."""
+    chw, h, w, _ = geom
+    return (j // chw) * h + (j // w) % h
+
+
+def read_table(geom: List[int], order: np.ndarray, beat: int) -> List[int]:
+    """Rows complete (all their elements loaded) after each beat, loading in off-chip order."""
+    count = len(order)
+    nb = -(-count // beat)
+    if geom[3] > 0:                                   # wait-for-all source: everything at the end
+        return [0] * (nb - 1) + [geom[3]]
+    row = _row_of(geom, order)
+    nrows = int(row.max()) + 1 if count else 0
+    lastpos = np.zeros(nrows, dtype=np.int64)
+    np.maximum.at(lastpos, row, np.arange(count, dtype=np.int64))
+    ready = np.maximum.accumulate(lastpos)            # row q complete (with all before it) once loaded past this
+    loaded = np.minimum(count, (np.arange(nb, dtype=np.int64) + 1) * beat)
+    return [int(v) for v in np.searchsorted(ready, loaded, side="left")]
+
+
+def write_table(geom: List[int], order: np.ndarray, beat: int) -> List[int]:
+    """Rows that must be published before each beat (and all before it) can be written out."""
+    count = len(order)
+    row = _row_of(geom, order) + 1
+    nb = -(-count // beat)
+    need = np.zeros(nb, dtype=np.int64)
+    np.maximum.at(need, np.arange(count, dtype=np.int64) // beat, row)
+    return [int(v) for v in np.maximum.accumulate(need)]
+
+
+def _pixel_major(graph: Graph, name: str) -> Dict[str, int]:
+    shape = graph.tensors[name].shape
+    if len(shape) != 4 or shape[1] == 1 or shape[2] * shape[3] == 1:
+        return {}
+    return {"c": int(shape[1]), "hw": int(shape[2] * shape[3])}
+
+
+def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], stage_of: Dict[str, int],
+         weights_per_task: Dict[str, int]) -> (List[Channel], List[Dict]):
+    """The channels (without on-chip addresses, counters, tables and triggers) and the pointer
+    arguments, in the HLS kernel's argument order: its spills, then wmem."""
+    spills = [s for s in real.stores.values() if s.kind == "offchip"]
+    pointers = [{"name": s.var, "label": s.label, "bytes": s.size * s.cw // 8, "file": None}
+                for s in spills]
+    ptr_of = {s.tensor: k for k, s in enumerate(spills)}
+    bundle_of = {s.tensor: s.bundle for s in spills}
+    if real.woff:
+        pointers.append({"name": "wmem", "label": "weights",
+                         "bytes": int(real.weight_image.size) * real.wcw // 8, "file": "weights.bin"})
+    plans = {p.name: p for s in sched.stages for p in s.tasks}
+    mode = {p.name: s.mode for s in sched.stages for p in s.tasks}
+    tasks = {t.name: t for t in graph.tasks}
+    last_use: Dict[str, int] = {}
+    for t in graph.tasks:
+        for n in t.inputs:
+            last_use[n] = max(last_use.get(n, -1), stage_of.get(t.name, -1))
+    prod_stage = {o: stage_of[t.name] for t in graph.tasks if t.name in stage_of for o in t.outputs}
+    port_bits = sched.port_bits
+    out: List[Channel] = []
+    for s in sched.stages:
+        for p in s.tasks:
+            if p.name not in core_of:
+                continue                                   # a free task: no word, no traffic (as the model)
+            t, c = tasks[p.name], core_of[p.name]
+            if plans[p.name].weights == "offchip" and p.name in real.woff:
+                n = weights_per_task[p.name]
+                out.append(Channel(p.name, c, False, "weights", p.name, p.name, "gmem0", len(pointers) - 1,
+                                   real.woff[p.name] * real.wcw // 8, n, real.wcw, real.wcw, True,
+                                   max(1, port_bits // real.wcw)))
+            for n in t.inputs:
+                r = root(n)
+                if graph.tensors[n].is_const or r not in ptr_of:
+                    continue
+                # stored for this stage (the model's `_stored`): a dataflow stage keeps a tensor it
+                # produces and uses up itself in a FIFO; one produced in it and read here is read on chip
+                if mode[p.name] == "dataflow" and prod_stage.get(r) == s.index:
+                    continue
+                st = real.stores[r]
+                out.append(Channel(p.name, c, False, "input", n, r, bundle_of[r], ptr_of[r], 0, st.size, st.cw,
+                                   st.bits, st.signed, max(1, port_bits // st.cw), **_pixel_major(graph, r)))
+            for o in t.outputs:
+                if o in ptr_of and o not in graph.outputs:
+                    st = real.stores[o]
+                    if mode[p.name] == "dataflow" and last_use.get(o, -1) <= s.index:
+                        continue                           # used up inside its stage: a FIFO in the model
+                    out.append(Channel(p.name, c, True, "output", o, o, bundle_of[o], ptr_of[o], 0, st.size, st.cw,
+                                       st.bits, st.signed, max(1, port_bits // st.cw), **_pixel_major(graph, o)))
+    for ch in out:
+        if ch.off % ALIGN:
+            raise ValueError(f"m_axi channel of {ch.task}: offset {ch.off} is not {ALIGN}-byte aligned")
+    return out, pointers

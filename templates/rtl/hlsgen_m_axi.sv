@@ -1,0 +1,223 @@
+// hlsgen: one AXI4 master port (a Vitis `m_axi` bundle) that serves NCH transfer channels. A
+// channel moves one tensor between off-chip memory and the chip, in beats of DW bits at
+// consecutive addresses from addr[ch] (4 KiB aligned):
+//   read channels (CH_WRITE = 0) request bursts of up to MAXB beats, with up to OUTST bursts in
+//     flight (enough to cover the memory's latency), and hand each returning beat to the chip
+//     (rd_valid, rd_ch, rd_beat, rd_data) in the order requested;
+//   write channels (CH_WRITE = 1) send a burst once the chip says its beats are ready
+//     (wr_ok[ch] for beats up to wr_last_beat[ch]); the chip supplies the data of beat
+//     (wr_ch, wr_beat) combinationally.
+// go[ch] starts a channel; busy[ch] stays high until every beat is received (read) or every
+// write response is back (write). Read bursts of different channels interleave; write bursts
+// go one at a time on W while earlier ones wait for their responses. IDs are 0, so responses
+// come back in request order.
+module hlsgen_m_axi #(
+    parameter int DW = 512,
+    parameter int NCH = 1,
+    parameter int MAXB = 16,
+    parameter int OUTST = 16,
+    parameter logic [NCH-1:0] CH_WRITE = '0,           // bit c: channel c writes
+    parameter logic [32*NCH-1:0] CH_BEATS = '0         // bits 32c..: channel c's beats
+) (
+    input  logic          clk,
+    input  logic          rst_n,
+    input  logic          go[NCH],
+    input  logic [63:0]   addr[NCH],
+    output logic          busy[NCH],
+    output logic          rd_valid,
+    output int            rd_ch,
+    output int            rd_beat,
+    output logic [DW-1:0] rd_data,
+    output int            wr_ch,
+    output int            wr_beat,
+    input  logic [DW-1:0] wr_data,
+    input  logic [DW/8-1:0] wr_strb,
+    output int            wr_last_beat[NCH],
+    input  logic          wr_ok[NCH],
+    // AXI4 master, Vitis's port names without the m_axi_<bundle>_ prefix
+    output logic          AWVALID,
+    input  logic          AWREADY,
+    output logic [63:0]   AWADDR,
+    output logic [0:0]    AWID,
+    output logic [7:0]    AWLEN,
+    output logic [2:0]    AWSIZE,
+    output logic [1:0]    AWBURST,
+    output logic          AWLOCK,
+    output logic [3:0]    AWCACHE,
+    output logic [2:0]    AWPROT,
+    output logic [3:0]    AWQOS,
+    output logic [3:0]    AWREGION,
+    output logic          WVALID,
+    input  logic          WREADY,
+    output logic [DW-1:0] WDATA,
+    output logic [DW/8-1:0] WSTRB,
+    output logic          WLAST,
+    input  logic          BVALID,
+    output logic          BREADY,
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: the memory answers OKAY with ID 0 (the testbench checks)
+    input  logic [1:0]    BRESP,
+    input  logic [0:0]    BID,
+    /* verilator lint_on UNUSEDSIGNAL */
+    output logic          ARVALID,
+    input  logic          ARREADY,
+    output logic [63:0]   ARADDR,
+    output logic [0:0]    ARID,
+    output logic [7:0]    ARLEN,
+    output logic [2:0]    ARSIZE,
+    output logic [1:0]    ARBURST,
+    output logic          ARLOCK,
+    output logic [3:0]    ARCACHE,
+    output logic [2:0]    ARPROT,
+    output logic [3:0]    ARQOS,
+    output logic [3:0]    ARREGION,
+    input  logic          RVALID,
+    output logic          RREADY,
+    input  logic [DW-1:0] RDATA,
+    input  logic          RLAST,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  logic [1:0]    RRESP,
+    input  logic [0:0]    RID
+    /* verilator lint_on UNUSEDSIGNAL */
+);
+    localparam int BYTES = DW / 8;
+    localparam int QD = OUTST;                // read bursts in flight, and write responses awaited
+    localparam logic [2:0] SIZE = 3'($clog2(BYTES));
+    function automatic int beats_of(input int c);
+        return int'(CH_BEATS[32 * c +: 32]);
+    endfunction
+
+    assign AWID = '0; assign AWSIZE = SIZE; assign AWBURST = 2'b01; assign AWLOCK = '0; assign AWCACHE = 4'b0011;
+    assign AWPROT = '0; assign AWQOS = '0; assign AWREGION = '0;
+    assign ARID = '0; assign ARSIZE = SIZE; assign ARBURST = 2'b01; assign ARLOCK = '0; assign ARCACHE = 4'b0011;
+    assign ARPROT = '0; assign ARQOS = '0; assign ARREGION = '0;
+    assign RREADY = 1'b1;
+    assign BREADY = 1'b1;
+
+    int nxt[NCH];                             // next beat to request / send
+    int got[NCH];                             // read: beats received
+    int pend[NCH];                            // write: responses awaited
+    logic act[NCH];
+
+    // ---------------------------------------------------------------- reads
+    int rq_ch[QD], rq_beat[QD];               // bursts in flight, oldest first
+    int rq_head, rq_n, r_k;                   // r_k: beats of the oldest burst received
+    int ar_pick;
+    always_comb begin
+        ar_pick = -1;
+        for (int c = NCH - 1; c >= 0; c--)
+            if (act[c] && !CH_WRITE[c] && nxt[c] < beats_of(c)) ar_pick = c;
+    end
+    assign rd_valid = RVALID;
+    assign rd_ch = rq_ch[rq_head];
+    assign rd_beat = rq_beat[rq_head] + r_k;
+    assign rd_data = RDATA;
+
+    // ---------------------------------------------------------------- writes
+    logic w_act, w_sent;                      // a burst is on W; all its beats are sent
+    int w_end;
+    int bq_ch[QD], bq_head, bq_n;             // channels of the write responses awaited
+    int aw_pick;
+    always_comb begin
+        aw_pick = -1;
+        for (int c = NCH - 1; c >= 0; c--)
+            if (act[c] && CH_WRITE[c] && nxt[c] < beats_of(c) && wr_ok[c]) aw_pick = c;
+        for (int c = 0; c < NCH; c++)
+            wr_last_beat[c] = (nxt[c] + MAXB < beats_of(c) ? nxt[c] + MAXB : beats_of(c)) - 1;
+    end
+    assign WVALID = w_act && !w_sent;
+    assign WDATA = wr_data;
+    assign WSTRB = wr_strb;
+    assign WLAST = wr_beat == w_end;
+
+    always_comb for (int c = 0; c < NCH; c++) busy[c] = act[c];
+
+    always_ff @(posedge clk) begin
+        if (!rst_n) begin
+            ARVALID <= 1'b0;
+            AWVALID <= 1'b0;
+            w_act <= 1'b0;
+            w_sent <= 1'b0;
+            rq_head <= 0;
+            rq_n <= 0;
+            r_k <= 0;
+            bq_head <= 0;
+            bq_n <= 0;
+            for (int c = 0; c < NCH; c++) begin
+                act[c] <= 1'b0;
+                nxt[c] <= 0;
+                got[c] <= 0;
+                pend[c] <= 0;
+            end
+        end else begin
+            automatic int rq_n_next = rq_n;
+            automatic int bq_n_next = bq_n;
+            // read requests: one burst per accepted AR, while fewer than QD are in flight
+            if (ARVALID && ARREADY) ARVALID <= 1'b0;
+            if ((!ARVALID || ARREADY) && ar_pick >= 0 && rq_n < QD) begin
+                automatic int len = beats_of(ar_pick) - nxt[ar_pick] < MAXB ? beats_of(ar_pick) - nxt[ar_pick] : MAXB;
+                ARVALID <= 1'b1;
+                ARADDR <= addr[ar_pick] + 64'(nxt[ar_pick]) * 64'(BYTES);
+                ARLEN <= 8'(len - 1);
+                rq_ch[(rq_head + rq_n) % QD] <= ar_pick;
+                rq_beat[(rq_head + rq_n) % QD] <= nxt[ar_pick];
+                rq_n_next++;
+                nxt[ar_pick] <= nxt[ar_pick] + len;
+            end
+            // read data: to the chip as it comes
+            if (RVALID) begin
+                got[rq_ch[rq_head]] <= got[rq_ch[rq_head]] + 1;
+                if (got[rq_ch[rq_head]] + 1 == beats_of(rq_ch[rq_head])) act[rq_ch[rq_head]] <= 1'b0;
+                if (RLAST) begin
+                    r_k <= 0;
+                    rq_head <= (rq_head + 1) % QD;
+                    rq_n_next--;
+                end else r_k <= r_k + 1;
+            end
+            // write bursts: address and data of one burst at a time
+            if (AWVALID && AWREADY) AWVALID <= 1'b0;
+            if (WVALID && WREADY) begin
+                if (WLAST) w_sent <= 1'b1;
+                else wr_beat <= wr_beat + 1;
+            end
+            if (w_act && w_sent && !AWVALID) begin
+                w_act <= 1'b0;
+                w_sent <= 1'b0;
+            end
+            if (!w_act && aw_pick >= 0 && bq_n < QD) begin
+                automatic int len = beats_of(aw_pick) - nxt[aw_pick] < MAXB ? beats_of(aw_pick) - nxt[aw_pick] : MAXB;
+                AWVALID <= 1'b1;
+                AWADDR <= addr[aw_pick] + 64'(nxt[aw_pick]) * 64'(BYTES);
+                AWLEN <= 8'(len - 1);
+                w_act <= 1'b1;
+                w_sent <= 1'b0;
+                wr_ch <= aw_pick;
+                wr_beat <= nxt[aw_pick];
+                w_end <= nxt[aw_pick] + len - 1;
+                nxt[aw_pick] <= nxt[aw_pick] + len;
+                pend[aw_pick] <= pend[aw_pick] + 1;
+                bq_ch[(bq_head + bq_n) % QD] <= aw_pick;
+                bq_n_next++;
+            end
+            // write responses: a channel is done when all its beats are sent and answered
+            if (BVALID) begin
+                automatic int c = bq_ch[bq_head];
+                automatic int left = pend[c] - 1 + ((!w_act && aw_pick == c && bq_n < QD) ? 1 : 0);
+                pend[c] <= left;
+                bq_head <= (bq_head + 1) % QD;
+                bq_n_next--;
+                if (left == 0 && nxt[c] >= beats_of(c) && !(w_act && wr_ch == c)) act[c] <= 1'b0;
+            end
+            rq_n <= rq_n_next;
+            bq_n <= bq_n_next;
+            // start a channel (its last run has ended: one run per ap_start)
+            for (int c = 0; c < NCH; c++) begin
+                if (go[c]) begin
+                    act[c] <= beats_of(c) > 0;
+                    nxt[c] <= 0;
+                    got[c] <= 0;
+                    pend[c] <= 0;
+                end
+            end
+        end
+    end
+endmodule
