@@ -8,7 +8,7 @@ import numpy as np
 
 from ...errors import HlsgenError
 from ...ops import OPS
-from ...ops.base import zero_point
+from ...ops.base import pad_amounts, zero_point
 from ..vitis.cpp import requant_width
 from ..vitis.tasks import per_channel
 
@@ -27,29 +27,103 @@ def linear_params(task, graph, pe: int, simd: int, outdir: Path) -> Dict[str, ob
     """hlsgen_linear's parameters for a linear task at folding (pe, simd); writes its tables."""
     if task.op != "linear":
         raise HlsgenError(f"task {task.name!r}: hlsgen_linear realizes linear tasks, not {task.op}")
-    x = graph.tensors[task.inputs[0]]
     w = graph.tensors[task.inputs[1]]
-    out = graph.tensors[task.outputs[0]]
     n, k = w.shape
     if n % pe or k % simd:
         raise HlsgenError(f"task {task.name!r}: folding pe={pe}, simd={simd} must divide N={n}, K={k}")
-    rq = task.attrs["requant"]
-    if len(rq.multipliers) != 1:
-        raise HlsgenError(f"task {task.name!r}: hlsgen_linear takes a one-term requantization")
-    pw = requant_width(rq)
     acc_w = OPS["linear"].loops(task, graph).acc_bits + 1
+    params = {"K": k, "N": n, "PE": pe, "SIMD": simd, "W_W": w.dtype.bits, "ACC_W": acc_w,
+              **_requant_tables(task, graph, n, outdir, "hlsgen_linear")}
+    params["WEIGHTS"] = _file(write_mem(outdir / "weights.mem", w.data, w.dtype.bits))
+    return params
+
+
+def _file(path: Path) -> str:
+    return f'"{path}"'
+
+
+def _requant_tables(task, graph, channels: int, outdir: Path, module: str) -> Dict[str, object]:
+    """The per-channel requantization tables (RQ_*) and the input/output parameters a streaming
+    module with one requantization term takes."""
+    x = graph.tensors[task.inputs[0]]
+    out = graph.tensors[task.outputs[0]]
+    rq = task.attrs.get("requant")
+    if rq is None or len(rq.multipliers) != 1:
+        raise HlsgenError(f"task {task.name!r}: {module} takes a one-term requantization")
+    pw = requant_width(rq)
     outdir.mkdir(parents=True, exist_ok=True)
     files = {
-        "WEIGHTS": write_mem(outdir / "weights.mem", w.data, w.dtype.bits),
-        "RQ_MULT": write_mem(outdir / "rq_mult.mem", per_channel(rq.multipliers[0], n), 32),
-        "RQ_BIAS": write_mem(outdir / "rq_bias.mem", per_channel(rq.bias, n), pw),
-        "RQ_SHIFT": write_mem(outdir / "rq_shift.mem", per_channel(rq.shift, n), 7),
-        "RQ_LO": write_mem(outdir / "rq_lo.mem", per_channel(rq.lo, n), out.dtype.bits + 1),
-        "RQ_HI": write_mem(outdir / "rq_hi.mem", per_channel(rq.hi, n), out.dtype.bits + 1),
+        "RQ_MULT": write_mem(outdir / "rq_mult.mem", per_channel(rq.multipliers[0], channels), 32),
+        "RQ_BIAS": write_mem(outdir / "rq_bias.mem", per_channel(rq.bias, channels), pw),
+        "RQ_SHIFT": write_mem(outdir / "rq_shift.mem", per_channel(rq.shift, channels), 7),
+        "RQ_LO": write_mem(outdir / "rq_lo.mem", per_channel(rq.lo, channels), out.dtype.bits + 1),
+        "RQ_HI": write_mem(outdir / "rq_hi.mem", per_channel(rq.hi, channels), out.dtype.bits + 1),
     }
-    zp_in = zero_point(graph, task.inputs[0])
-    params = {"K": k, "N": n, "PE": pe, "SIMD": simd, "A_W": x.dtype.bits, "A_SIGNED": int(x.dtype.signed),
-              "ZP_IN": zp_in, "W_W": w.dtype.bits, "ACC_W": acc_w, "PW": pw, "OUT_W": out.dtype.bits,
-              "ZP_OUT": int(rq.zero_point), "HALF_EVEN": int(rq.rounding == "half_even")}
-    params.update({key: f'"{p}"' for key, p in files.items()})
+    params = {"A_W": x.dtype.bits, "A_SIGNED": int(x.dtype.signed), "ZP_IN": zero_point(graph, task.inputs[0]),
+              "PW": pw, "OUT_W": out.dtype.bits, "ZP_OUT": int(rq.zero_point),
+              "HALF_EVEN": int(rq.rounding == "half_even")}
+    params.update({key: _file(p) for key, p in files.items()})
     return params
+
+
+def window_geometry(task, graph, channel_outer: bool) -> Dict[str, object]:
+    """hlsgen_sliding_window's parameters for a conv or pooling task (padding value included)."""
+    x = graph.tensors[task.inputs[0]]
+    _, c, h, w = x.shape
+    oh, ow = graph.tensors[task.outputs[0]].shape[2:]
+    a = task.attrs
+    if task.op == "conv":
+        kh, kw = graph.tensors[task.inputs[1]].shape[2:]
+    elif a.get("global"):
+        kh, kw = h, w
+    else:
+        kh, kw = a["kernel"]
+    strides = a.get("strides", (1, 1)) if not a.get("global") else (1, 1)
+    dil = a.get("dilations", (1, 1)) or (1, 1)
+    (pt, _), (pl, _) = pad_amounts(a.get("pads"), 2)
+    padv = x.dtype.min if task.op == "maxpool" else zero_point(graph, task.inputs[0])
+    return {"C": int(c), "H": int(h), "W": int(w), "KH": int(kh), "KW": int(kw), "SH": int(strides[0]),
+            "SW": int(strides[1]), "DH": int(dil[0]), "DW": int(dil[1]), "PT": int(pt), "PL": int(pl), "OH": int(oh),
+            "OW": int(ow), "A_W": x.dtype.bits, "PADV": int(padv) & ((1 << x.dtype.bits) - 1),
+            "CHANNEL_OUTER": int(channel_outer)}
+
+
+def conv_params(task, graph, pe: int, simd: int, outdir: Path) -> Dict[str, object]:
+    """hlsgen_conv's parameters for a conv task (groups = 1) at folding (pe, simd): the window
+    geometry, and the weights laid out [o][ky][kx][c] to match the window's tap order."""
+    if task.op != "conv" or task.attrs["groups"] != 1:
+        raise HlsgenError(f"task {task.name!r}: hlsgen_conv realizes convolutions with groups = 1")
+    w = graph.tensors[task.inputs[1]]
+    o, c, kh, kw = w.shape
+    k = kh * kw * c
+    if o % pe or k % simd:
+        raise HlsgenError(f"task {task.name!r}: folding pe={pe}, simd={simd} must divide O={o}, KH*KW*C={k}")
+    geom = window_geometry(task, graph, channel_outer=False)
+    params = {k_: v for k_, v in geom.items() if k_ not in ("PADV", "CHANNEL_OUTER")}
+    params.update(O=int(o), PE=pe, SIMD=simd, W_W=w.dtype.bits, ACC_W=OPS["conv"].loops(task, graph).acc_bits + 1,
+                  **_requant_tables(task, graph, int(o), outdir, "hlsgen_conv"))
+    params["WEIGHTS"] = _file(write_mem(outdir / "weights.mem", np.transpose(w.data, (0, 2, 3, 1)), w.dtype.bits))
+    return params
+
+
+def window_reduce_params(task, graph, outdir: Path) -> Dict[str, object]:
+    """hlsgen_window_reduce's parameters for a depthwise conv (MODE 0), max pool (1) or average
+    pool (2) task; pair it with hlsgen_sliding_window at window_geometry(task, graph, True)."""
+    geom = window_geometry(task, graph, channel_outer=True)
+    c, kk = geom["C"], geom["KH"] * geom["KW"]
+    x = graph.tensors[task.inputs[0]]
+    if task.op == "maxpool":
+        out = graph.tensors[task.outputs[0]]
+        return {"C": c, "KK": kk, "MODE": 1, "A_W": x.dtype.bits, "A_SIGNED": int(x.dtype.signed), "ACC_W": x.dtype.bits + 2,
+                "OUT_W": out.dtype.bits}
+    if task.op == "avgpool":
+        return {"C": c, "KK": kk, "MODE": 2, "ACC_W": x.dtype.bits + 2 + kk.bit_length(),
+                **_requant_tables(task, graph, c, outdir, "hlsgen_window_reduce")}
+    if task.op == "conv" and task.attrs["groups"] == c and tuple(graph.tensors[task.inputs[1]].shape[:2]) == (c, 1):
+        w = graph.tensors[task.inputs[1]]
+        params = {"C": c, "KK": kk, "MODE": 0, "W_W": w.dtype.bits, "ACC_W": OPS["conv"].loops(task, graph).acc_bits + 1,
+                  **_requant_tables(task, graph, c, outdir, "hlsgen_window_reduce")}
+        params["WEIGHTS"] = _file(write_mem(outdir / "weights.mem", w.data, w.dtype.bits))
+        return params
+    raise HlsgenError(f"task {task.name!r}: hlsgen_window_reduce realizes depthwise conv, max and average pooling, "
+                      f"not this {task.op}")
