@@ -263,3 +263,60 @@ def _window_reduce_top(geom, red) -> str:
         .m_data(m_data), .m_valid(m_valid), .m_ready(m_ready));
 endmodule
 """
+
+
+def _run_ports(tmp_path, src, top, params, sources, sinks, rate, seed=4):
+    gap, bp = RATES[rate]
+    case = {"sources": sources, "sinks": sinks, "gap": gap, "backpressure": bp, "seed": seed}
+    result = tmp_path / "result.json"
+    tests, failed = _sim().run([PKG, RTL / src], top, "cocotb_stream_ports", TESTS, tmp_path / "b", parameters=params,
+                               extra_env={"HLSGEN_CASE": json.dumps(case), "HLSGEN_RESULT": str(result)})
+    assert tests == 1 and failed == 0
+    return json.loads(result.read_text())["cycles"]
+
+
+def _random(g, name, n, seed):
+    t = g.tensors[name]
+    return np.random.RandomState(seed).randint(t.dtype.min, t.dtype.max + 1, (n,) + tuple(t.shape[1:]))
+
+
+def _out(g, task, values):
+    return {"values": _nhwc(values), "signed": g.tensors[task.outputs[0]].dtype.signed}
+
+
+@pytest.mark.parametrize("rate", sorted(RATES))
+@pytest.mark.parametrize("op", ["concat", "channel_shuffle", "resize", "split", "crop"])
+def test_layout_modules_on_shuffle_block(exported, tmp_path, op, rate):
+    """The stream layout modules on the ShuffleNet block's own tasks, two images back to back,
+    bit-exact with the ops' goldens: channel concat (hlsgen_concat), channel shuffle
+    (hlsgen_channel_shuffle), 2x nearest upsampling (hlsgen_upsample), the block's two channel
+    slices of one tensor as one split (hlsgen_split, both outputs) and its row crop. At full
+    rate each moves an element per cycle on its busier side, within 10%."""
+    from hlsgen import pipeline
+    from hlsgen.backends.rtl.modules import layout_params, split_params
+    from hlsgen.ops import OPS
+    g = pipeline.load(str(exported("shuffle_block", "qcdq")), {})
+    tasks = {t.op: [u for u in g.tasks if u.op == t.op] for t in g.tasks}
+    if op in ("split", "crop"):
+        slices = tasks["slice"][:2] if op == "split" else [tasks["slice"][2]]
+        x = _random(g, slices[0].inputs[0], 2, 7)
+        params = split_params(g, slices)
+        # the slices name the graph's one image: slice each image
+        sinks = {f"m{j}": _out(g, t, np.concatenate([OPS["slice"].golden(t, g, [x[i:i + 1]])[0] for i in range(len(x))]))
+                 for j, t in enumerate(slices)}
+        if op == "crop":
+            sinks["m1"] = {"values": [], "signed": True}
+        cycles = _run_ports(tmp_path, "hlsgen_split.sv", "hlsgen_split", params, {"s": _nhwc(x)}, sinks, rate)
+        busy = x.size
+    else:
+        task = tasks[op][0]
+        xs = [_random(g, n, 2, 7 + k) for k, n in enumerate(task.inputs) if not g.tensors[n].is_const]
+        params = layout_params(task, g)
+        want = OPS[op].golden(task, g, xs)[0]
+        module = {"concat": "hlsgen_concat", "channel_shuffle": "hlsgen_channel_shuffle", "resize": "hlsgen_upsample"}[op]
+        sources = {f"s{k}": _nhwc(x) for k, x in enumerate(xs)} if op == "concat" else {"s": _nhwc(xs[0])}
+        cycles = _run_ports(tmp_path, f"{module}.sv", module, params, sources, {"m": _out(g, task, want)}, rate)
+        busy = want.size + (params["C"] if op == "channel_shuffle" else 0) + \
+            (params["W"] * params["C"] if op == "resize" else 0)    # the first pixel / row fills first
+    if rate == "full":
+        assert abs(cycles - busy) <= 0.1 * busy, (cycles, busy)

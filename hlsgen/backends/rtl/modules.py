@@ -127,3 +127,42 @@ def window_reduce_params(task, graph, outdir: Path) -> Dict[str, object]:
         return params
     raise HlsgenError(f"task {task.name!r}: hlsgen_window_reduce realizes depthwise conv, max and average pooling, "
                       f"not this {task.op}")
+
+
+def split_params(graph, tasks) -> Dict[str, object]:
+    """hlsgen_split's parameters for one or two slice tasks reading the same 4-D tensor (output
+    j realizes tasks[j]; a missing second output takes nothing)."""
+    x = graph.tensors[tasks[0].inputs[0]]
+    _, c, h, w = x.shape
+    params: Dict[str, object] = {"A_W": x.dtype.bits, "H": int(h), "W": int(w), "C": int(c)}
+    for j in range(2):
+        if j < len(tasks):
+            t = tasks[j]
+            if t.op != "slice" or t.inputs[0] != tasks[0].inputs[0]:
+                raise HlsgenError(f"task {t.name!r}: hlsgen_split realizes slices of one tensor")
+            sl = t.attrs["slices"]
+            if tuple(sl[0]) != (0, int(x.shape[0]), 1) or any(s[2] < 1 for s in sl):
+                raise HlsgenError(f"task {t.name!r}: hlsgen_split slices H, W and C with positive steps")
+        else:
+            sl = [(0, 0, 1)] * 4
+        for axis, name in ((2, "H"), (3, "W"), (1, "C")):
+            lo, hi, step = sl[axis]
+            params.update({f"{name}{j}0": int(lo), f"{name}{j}1": int(hi), f"{name}{j}S": int(step)})
+    return params
+
+
+def layout_params(task, graph) -> Dict[str, object]:
+    """Parameters of the layout modules: hlsgen_concat (channel concat of two inputs),
+    hlsgen_channel_shuffle and hlsgen_upsample (nearest resize by integer H, W factors)."""
+    x = graph.tensors[task.inputs[0]]
+    if len(x.shape) != 4:
+        raise HlsgenError(f"task {task.name!r}: the streaming layout modules take 4-D (NCHW) tensors")
+    _, c, h, w = x.shape
+    if task.op == "concat" and task.attrs["axis"] == 1 and len(task.inputs) == 2:
+        return {"A_W": x.dtype.bits, "CA": int(c), "CB": int(graph.tensors[task.inputs[1]].shape[1])}
+    if task.op == "channel_shuffle":
+        return {"A_W": x.dtype.bits, "C": int(c), "G": int(task.attrs["groups"])}
+    if task.op == "resize" and tuple(task.attrs["factors"][:2]) == (1, 1):
+        return {"A_W": x.dtype.bits, "W": int(w), "C": int(c), "FH": int(task.attrs["factors"][2]),
+                "FW": int(task.attrs["factors"][3])}
+    raise HlsgenError(f"task {task.name!r}: no streaming layout module for this {task.op}")
