@@ -14,7 +14,8 @@ RTL = ROOT / "templates" / "rtl"
 TESTS = ROOT / "tests" / "rtl"
 PKG = RTL / "hlsgen_pkg.sv"           # shared arithmetic, compiled before the modules
 MODULES = sorted(RTL.glob("*.sv"))
-DEPS = {"hlsgen_conv": ["hlsgen_sliding_window.sv", "hlsgen_linear.sv"]}
+DEPS = {"hlsgen_conv": ["hlsgen_rq_rom.sv", "hlsgen_sliding_window.sv", "hlsgen_linear.sv"],
+        "hlsgen_linear": ["hlsgen_rq_rom.sv"], "hlsgen_window_reduce": ["hlsgen_rq_rom.sv"]}
 
 
 def _sim():
@@ -129,7 +130,8 @@ def test_linear_on_real_layers(exported, tmp_path, net, layer, pe, simd, rate):
     case = {"rows": rows.tolist(), "expected": expected.tolist(), "gap": gap, "backpressure": bp, "seed": 5,
             "out_signed": g.tensors[task.outputs[0]].dtype.signed}
     result = tmp_path / "result.json"
-    tests, failed = _sim().run([PKG, RTL / "hlsgen_linear.sv"], "hlsgen_linear", "cocotb_linear", TESTS, tmp_path / "b",
+    tests, failed = _sim().run([PKG, RTL / "hlsgen_rq_rom.sv", RTL / "hlsgen_linear.sv"], "hlsgen_linear",
+                               "cocotb_linear", TESTS, tmp_path / "b",
                                parameters=params,
                                extra_env={"HLSGEN_CASE": json.dumps(case), "HLSGEN_RESULT": str(result)})
     assert tests == 1 and failed == 0
@@ -215,8 +217,8 @@ def test_conv_on_real_layers(exported, tmp_path, net, k, pe, simd, rate):
     from hlsgen.backends.rtl.modules import conv_params
     g, task, x = _task(exported, net, "conv", k)
     params = conv_params(task, g, pe, simd, tmp_path / "mem")
-    res = _run_stream_op(tmp_path, [PKG, RTL / "hlsgen_sliding_window.sv", RTL / "hlsgen_linear.sv",
-                                    RTL / "hlsgen_conv.sv"], "hlsgen_conv", params, task, g, x, rate)
+    res = _run_stream_op(tmp_path, [PKG, RTL / "hlsgen_rq_rom.sv", RTL / "hlsgen_sliding_window.sv",
+                                    RTL / "hlsgen_linear.sv", RTL / "hlsgen_conv.sv"], "hlsgen_conv", params, task, g, x, rate)
     if rate == "full":
         kk = params["KH"] * params["KW"] * params["C"]
         engine = params["OH"] * params["OW"] * (params["O"] // pe) * max(kk // simd, pe)
@@ -241,8 +243,8 @@ def test_window_reduce_on_real_layers(exported, tmp_path, net, op, k, rate):
     geom = window_geometry(task, g, channel_outer=True)
     red = window_reduce_params(task, g, tmp_path / "mem")
     (tmp_path / "top.sv").write_text(_window_reduce_top(geom, red))
-    res = _run_stream_op(tmp_path, [PKG, RTL / "hlsgen_sliding_window.sv", RTL / "hlsgen_window_reduce.sv",
-                                    tmp_path / "top.sv"], "window_op", {}, task, g, x, rate)
+    res = _run_stream_op(tmp_path, [PKG, RTL / "hlsgen_rq_rom.sv", RTL / "hlsgen_sliding_window.sv",
+                                    RTL / "hlsgen_window_reduce.sv", tmp_path / "top.sv"], "window_op", {}, task, g, x, rate)
     if rate == "full":
         first = min(geom["H"], (geom["KH"] - 1) * geom["DH"] + 1 - geom["PT"]) * geom["W"] * geom["C"]
         formula = len(x) * (geom["OH"] * geom["OW"] * geom["C"] * geom["KH"] * geom["KW"] + first)

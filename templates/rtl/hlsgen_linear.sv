@@ -46,22 +46,10 @@ module hlsgen_linear #(
     localparam int KI = $clog2(K + 1);
     localparam int NI = $clog2(N + 1);
     localparam int PI = $clog2(PE + 1);
-    localparam int CW = (N > 1) ? $clog2(N) : 1;   // channel index
 
     // ---------------------------------------------------------------- tables
     logic signed [W_W-1:0] wrom[N * K];
-    logic signed [31:0] rq_mult[N];
-    logic signed [PW-1:0] rq_bias[N];
-    logic [6:0] rq_shift[N];
-    logic signed [OUT_W:0] rq_lo[N], rq_hi[N];
-    initial begin
-        $readmemh(WEIGHTS, wrom);
-        $readmemh(RQ_MULT, rq_mult);
-        $readmemh(RQ_BIAS, rq_bias);
-        $readmemh(RQ_SHIFT, rq_shift);
-        $readmemh(RQ_LO, rq_lo);
-        $readmemh(RQ_HI, rq_hi);
-    end
+    initial $readmemh(WEIGHTS, wrom);
 
     // ---------------------------------------------------------------- input ping-pong
     logic [A_W-1:0] xbuf[2][K];
@@ -95,18 +83,20 @@ module hlsgen_linear #(
         return v - XW'(ZP_IN);
     endfunction
 
-    localparam int RW = hlsgen_pkg::RQ_W;
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: the saturated value fits OUT_W bits
-    function automatic logic [OUT_W-1:0] requant(input logic signed [ACC_W-1:0] a, input logic [CW-1:0] ch);
-        logic signed [RW-1:0] q;
-        q = hlsgen_pkg::requant_tail(RW'(a) * RW'(rq_mult[ch]) + RW'(rq_bias[ch]), rq_shift[ch], HALF_EVEN,
-                                     RW'(ZP_OUT), RW'(rq_lo[ch]), RW'(rq_hi[ch]));
-        return OUT_W'(q);
-    endfunction
-    /* verilator lint_on UNUSEDSIGNAL */
-
-    // this cycle's PE x SIMD products
-    logic signed [ACC_W-1:0] sum[PE];
+    // this cycle's PE x SIMD products, and the group's results requantized (hlsgen_rq_rom)
+    logic signed [ACC_W-1:0] sum[PE], total[PE];
+    int ch[PE];
+    logic [OUT_W-1:0] q[PE];
+    hlsgen_rq_rom #(.N(N), .NP(PE), .ACC_W(ACC_W), .PW(PW), .OUT_W(OUT_W), .ZP_OUT(ZP_OUT), .HALF_EVEN(HALF_EVEN),
+                    .RQ_MULT(RQ_MULT), .RQ_BIAS(RQ_BIAS), .RQ_SHIFT(RQ_SHIFT), .RQ_LO(RQ_LO), .RQ_HI(RQ_HI)) rq (
+        .acc(total), .ch(ch), .q(q)
+    );
+    always_comb begin
+        for (int p = 0; p < PE; p++) begin
+            total[p] = acc[p] + sum[p];
+            ch[p] = int'(nb) * PE + p;
+        end
+    end
     always_comb begin
         for (int p = 0; p < PE; p++) begin
             sum[p] = '0;
@@ -141,7 +131,7 @@ module hlsgen_linear #(
             if (step) begin
                 if (group_end) begin
                     for (int p = 0; p < PE; p++) begin
-                        res[p] <= requant(acc[p] + sum[p], CW'(int'(nb) * PE + p));
+                        res[p] <= q[p];
                         acc[p] <= '0;
                     end
                     pending <= PI'(PE);

@@ -38,37 +38,24 @@ module hlsgen_window_reduce #(
 );
     localparam int XW = A_W + 2;             // centered activation
     logic signed [W_W-1:0] wrom[C * KK];
-    logic signed [31:0] rq_mult[C];
-    logic signed [PW-1:0] rq_bias[C];
-    logic [6:0] rq_shift[C];
-    logic signed [OUT_W:0] rq_lo[C], rq_hi[C];
-    initial begin
-        if (MODE == 0) $readmemh(WEIGHTS, wrom);
-        if (MODE != 1) begin
-            $readmemh(RQ_MULT, rq_mult);
-            $readmemh(RQ_BIAS, rq_bias);
-            $readmemh(RQ_SHIFT, rq_shift);
-            $readmemh(RQ_LO, rq_lo);
-            $readmemh(RQ_HI, rq_hi);
-        end
-    end
+    initial if (MODE == 0) $readmemh(WEIGHTS, wrom);
 
     function automatic logic signed [XW-1:0] value(input logic [A_W-1:0] x);
         return A_SIGNED ? XW'(signed'(x)) : XW'({1'b0, x});
     endfunction
 
-    localparam int RW = hlsgen_pkg::RQ_W;
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: the saturated value fits OUT_W bits
-    function automatic logic [OUT_W-1:0] requant(input logic signed [ACC_W-1:0] a, input int ch);
-        logic signed [RW-1:0] q;
-        q = hlsgen_pkg::requant_tail(RW'(a) * RW'(rq_mult[ch]) + RW'(rq_bias[ch]), rq_shift[ch], HALF_EVEN,
-                                     RW'(ZP_OUT), RW'(rq_lo[ch]), RW'(rq_hi[ch]));
-        return OUT_W'(q);
-    endfunction
-    /* verilator lint_on UNUSEDSIGNAL */
-
     int c, k;                                // the channel and tap of the next input
     logic signed [ACC_W-1:0] acc, nxt;
+    logic [OUT_W-1:0] q[1];
+    generate
+        if (MODE != 1) begin : g_rq                  // the window's result requantized (hlsgen_rq_rom)
+            hlsgen_rq_rom #(.N(C), .NP(1), .ACC_W(ACC_W), .PW(PW), .OUT_W(OUT_W), .ZP_OUT(ZP_OUT),
+                            .HALF_EVEN(HALF_EVEN), .RQ_MULT(RQ_MULT), .RQ_BIAS(RQ_BIAS), .RQ_SHIFT(RQ_SHIFT),
+                            .RQ_LO(RQ_LO), .RQ_HI(RQ_HI)) rq (.acc('{nxt}), .ch('{c}), .q(q));
+        end else begin : g_max
+            assign q[0] = OUT_W'(nxt);
+        end
+    endgenerate
     logic signed [XW-1:0] v;
     assign v = value(s_data);
     always_comb begin
@@ -92,7 +79,7 @@ module hlsgen_window_reduce #(
                     k <= 0;
                     c <= (c + 1 < C) ? c + 1 : 0;
                     m_valid <= 1'b1;
-                    m_data <= (MODE == 1) ? OUT_W'(nxt) : requant(nxt, c);
+                    m_data <= q[0];
                 end
             end
         end

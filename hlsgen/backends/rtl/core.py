@@ -240,6 +240,27 @@ def _iteration(kind: int, task, out_shape, src_shape, last: bool, pid: int):
     return NATURAL, (int(out_shape[-1]) if len(out_shape) else 0), pid
 
 
+def _stage_channels(graph: Graph, channels: List[offchip.Channel], image: List[int], counter: Dict[str, int],
+                    by_name: Dict[str, int]) -> Dict[Tuple[str, str], offchip.Channel]:
+    """The on-chip side of the m_axi channels (offchip.py): a read channel of a tensor gets a
+    staging region at the end of the memory image and a row counter of its own (after the
+    producers'), a write channel its tensor's region and producer's counter; each its per-beat
+    row table. Returns (task, tensor) -> read channel (the words read the staging region)."""
+    staged: Dict[Tuple[str, str], offchip.Channel] = {}
+    for ch in channels:
+        if ch.what == "input":
+            ch.base, ch.ctr = len(image), len(counter) + len(staged)
+            image += [0] * ch.count
+            ch.table = offchip.read_table(_geometry(graph, ch.tensor, ch.root), offchip.onchip_index(ch, ch.count),
+                                          ch.beat)
+            staged[(ch.task, ch.tensor)] = ch
+        elif ch.what == "output":
+            ch.base, ch.ctr = by_name[ch.root], counter[ch.root]
+            ch.table = offchip.write_table(_geometry(graph, ch.root, ch.root), offchip.onchip_index(ch, ch.count),
+                                           ch.beat)
+    return staged
+
+
 def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
     """Write the cores' memory images into outdir; return the top's template context."""
     kb = _AllStored(graph, _onchip(sched), device)
@@ -255,17 +276,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
     real = KernelBuilder(graph, sched, device)           # the HLS kernel's spills, bundles and weight image
     nweights = {t.name: len(c["weight"]["values"]) for t, c in zip(graph.tasks, kb.ctxs) if c.get("weight")}
     channels, pointers = offchip.plan(graph, sched, real, root, core_of, stage_of, nweights)
-    staged: Dict[Tuple[str, str], offchip.Channel] = {}
-    for ch in channels:
-        if ch.what == "input":                           # a staging region and a row counter of its own
-            ch.base, ch.ctr = len(image), len(counter) + len(staged)
-            image += [0] * ch.count
-            ch.table = offchip.read_table(_geometry(graph, ch.tensor, ch.root), offchip.onchip_index(ch, ch.count), ch.beat)
-            staged[(ch.task, ch.tensor)] = ch
-        elif ch.what == "output":
-            ch.base, ch.ctr = by_name[ch.root], counter[ch.root]
-            ch.table = offchip.write_table(_geometry(graph, ch.root, ch.root), offchip.onchip_index(ch, ch.count),
-                                           ch.beat)
+    staged = _stage_channels(graph, channels, image, counter, by_name)
     writes_out = {ch.task for ch in channels if ch.write}
     streamed = {ch.task: ch for ch in channels if ch.what == "weights"}
     first_word: Dict[str, Tuple[int, int]] = {}
