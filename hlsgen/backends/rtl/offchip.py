@@ -35,13 +35,13 @@ ALIGN = 4096       # bytes: every off-chip array starts on a 4 KiB boundary
 # the AXI4 master port of a bundle as Vitis HLS names it (m_axi_<bundle>_<NAME>): name, direction
 # from the kernel's side, width ("D": the data width, "S": its byte strobes)
 AXI_PORTS = [("AWVALID", "output", 1), ("AWREADY", "input", 1), ("AWADDR", "output", 64), ("AWID", "output", 1),
-             ("AWLEN", "output", 8), ("AWSIZE", "output", 3), ("AWBURST", "output", 2), ("AWLOCK", "output", 1),
+             ("AWLEN", "output", 8), ("AWSIZE", "output", 3), ("AWBURST", "output", 2), ("AWLOCK", "output", 2),
              ("AWCACHE", "output", 4), ("AWPROT", "output", 3), ("AWQOS", "output", 4), ("AWREGION", "output", 4),
              ("WVALID", "output", 1), ("WREADY", "input", 1), ("WDATA", "output", "D"), ("WSTRB", "output", "S"),
              ("WLAST", "output", 1), ("BVALID", "input", 1), ("BREADY", "output", 1), ("BRESP", "input", 2),
              ("BID", "input", 1), ("ARVALID", "output", 1), ("ARREADY", "input", 1), ("ARADDR", "output", 64),
              ("ARID", "output", 1), ("ARLEN", "output", 8), ("ARSIZE", "output", 3), ("ARBURST", "output", 2),
-             ("ARLOCK", "output", 1), ("ARCACHE", "output", 4), ("ARPROT", "output", 3), ("ARQOS", "output", 4),
+             ("ARLOCK", "output", 2), ("ARCACHE", "output", 4), ("ARPROT", "output", 3), ("ARQOS", "output", 4),
              ("ARREGION", "output", 4), ("RVALID", "input", 1), ("RREADY", "output", 1), ("RDATA", "input", "D"),
              ("RLAST", "input", 1), ("RRESP", "input", 2), ("RID", "input", 1)]
 
