@@ -238,11 +238,11 @@ def test_window_reduce_on_real_layers(exported, tmp_path, net, op, k, rate):
     global as a window over the whole image), bit-exact with the op's golden. At full rate one
     tap leaves per cycle once an image's first output row is in (its input rows, one element per
     cycle; an image loads after the previous one's last window), within 10%."""
-    from hlsgen.backends.rtl.modules import window_geometry, window_reduce_params
+    from hlsgen.backends.rtl.modules import window_geometry, window_reduce_params, window_reduce_top
     g, task, x = _task(exported, net, op, k)
     geom = window_geometry(task, g, channel_outer=True)
     red = window_reduce_params(task, g, tmp_path / "mem")
-    (tmp_path / "top.sv").write_text(_window_reduce_top(geom, red))
+    (tmp_path / "top.sv").write_text(window_reduce_top(geom, red))
     res = _run_stream_op(tmp_path, [PKG, RTL / "hlsgen_rq_rom.sv", RTL / "hlsgen_sliding_window.sv",
                                     RTL / "hlsgen_window_reduce.sv", tmp_path / "top.sv"], "window_op", {}, task, g, x, rate)
     if rate == "full":
@@ -251,20 +251,6 @@ def test_window_reduce_on_real_layers(exported, tmp_path, net, op, k, rate):
         assert abs(res["cycles"] - formula) <= 0.1 * formula, (res["cycles"], formula)
 
 
-def _window_reduce_top(geom, red) -> str:
-    """A two-module pipeline (window, then reduction) with the element-stream ports."""
-    gp = ", ".join(f".{k}({v})" for k, v in geom.items())
-    rp = ", ".join(f".{k}({v})" for k, v in red.items())
-    return f"""module window_op (input logic clk, input logic rst_n,
-    input logic [{geom['A_W'] - 1}:0] s_data, input logic s_valid, output logic s_ready,
-    output logic [{red.get('OUT_W', 8) - 1}:0] m_data, output logic m_valid, input logic m_ready);
-    logic [{geom['A_W'] - 1}:0] d; logic v, r;
-    hlsgen_sliding_window #({gp}) win (.clk(clk), .rst_n(rst_n), .s_data(s_data), .s_valid(s_valid),
-        .s_ready(s_ready), .m_data(d), .m_valid(v), .m_ready(r));
-    hlsgen_window_reduce #({rp}) red (.clk(clk), .rst_n(rst_n), .s_data(d), .s_valid(v), .s_ready(r),
-        .m_data(m_data), .m_valid(m_valid), .m_ready(m_ready));
-endmodule
-"""
 
 
 def _run_ports(tmp_path, src, top, params, sources, sinks, rate, seed=4):
@@ -322,3 +308,23 @@ def test_layout_modules_on_shuffle_block(exported, tmp_path, op, rate):
             (params["W"] * params["C"] if op == "resize" else 0)    # the first pixel / row fills first
     if rate == "full":
         assert abs(cycles - busy) <= 0.1 * busy, (cycles, busy)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("net, op, k, pe, simd", [("conv_bn_relu", "conv", 0, 4, 3), ("demo_cnn", "conv", 0, 2, 9),
+                                                  ("pointwise", "conv", 0, 8, 16), ("maxpool", "conv", 0, 8, 4),
+                                                  ("depthwise_s2", "conv", 0, 1, 1),
+                                                  ("shuffle_block", "avgpool", 0, 1, 1)])
+def test_streaming_modules_synthesize_to_the_models_dsps(exported, tmp_path, net, op, k, pe, simd):
+    """Yosys (synth_xilinx -family xcup) maps the streaming conv (window + linear) and window
+    reduction of real layers to the DSP48E2 count the cost model gives their task at the same
+    folding, within 10%: PE x SIMD multiplies (two int4 x int8 products per DSP when the weights
+    have 4 bits, packed along PE) plus the requantizers' ACC x 32 products, and no DSP for
+    addressing (benchmarks/yosys_modules.py prints the table)."""
+    from hlsgen import pipeline
+    from hlsgen.backends.rtl.synth import synthesize_task
+    g = pipeline.load(str(exported(net, "qcdq")), {})
+    task = [t for t in g.tasks if t.op == op][k]
+    cells, model = synthesize_task(g, task, pe, simd, tmp_path / "syn")
+    got = cells.get("DSP48E2", 0)
+    assert abs(got - model.dsp) <= 0.1 * model.dsp, (got, model.dsp, cells)

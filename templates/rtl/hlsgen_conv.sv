@@ -29,12 +29,12 @@ module hlsgen_conv #(
     parameter int OUT_W = 8,
     parameter int ZP_OUT = 0,
     parameter bit HALF_EVEN = 1,
-    parameter string WEIGHTS = "weights.mem",
-    parameter string RQ_MULT = "rq_mult.mem",
-    parameter string RQ_BIAS = "rq_bias.mem",
-    parameter string RQ_SHIFT = "rq_shift.mem",
-    parameter string RQ_LO = "rq_lo.mem",
-    parameter string RQ_HI = "rq_hi.mem"
+    parameter WEIGHTS = "weights.mem",
+    parameter RQ_MULT = "rq_mult.mem",
+    parameter RQ_BIAS = "rq_bias.mem",
+    parameter RQ_SHIFT = "rq_shift.mem",
+    parameter RQ_LO = "rq_lo.mem",
+    parameter RQ_HI = "rq_hi.mem"
 ) (
     input  logic             clk,
     input  logic             rst_n,

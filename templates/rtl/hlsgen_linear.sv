@@ -24,12 +24,12 @@ module hlsgen_linear #(
     parameter int OUT_W = 8,
     parameter int ZP_OUT = 0,
     parameter bit HALF_EVEN = 1,
-    parameter string WEIGHTS = "weights.mem",
-    parameter string RQ_MULT = "rq_mult.mem",
-    parameter string RQ_BIAS = "rq_bias.mem",
-    parameter string RQ_SHIFT = "rq_shift.mem",
-    parameter string RQ_LO = "rq_lo.mem",
-    parameter string RQ_HI = "rq_hi.mem"
+    parameter WEIGHTS = "weights.mem",
+    parameter RQ_MULT = "rq_mult.mem",
+    parameter RQ_BIAS = "rq_bias.mem",
+    parameter RQ_SHIFT = "rq_shift.mem",
+    parameter RQ_LO = "rq_lo.mem",
+    parameter RQ_HI = "rq_hi.mem"
 ) (
     input  logic             clk,
     input  logic             rst_n,
@@ -79,30 +79,64 @@ module hlsgen_linear #(
 
     function automatic logic signed [XW-1:0] centered(input logic [A_W-1:0] x);
         logic signed [XW-1:0] v;
-        v = A_SIGNED ? XW'(signed'(x)) : XW'({1'b0, x});
-        return v - XW'(ZP_IN);
+        v = A_SIGNED ? XW'($signed(x)) : XW'({1'b0, x});
+        centered = v - XW'(ZP_IN);
     endfunction
 
     // this cycle's PE x SIMD products, and the group's results requantized (hlsgen_rq_rom)
-    logic signed [ACC_W-1:0] sum[PE], total[PE];
-    int ch[PE];
-    logic [OUT_W-1:0] q[PE];
+    logic signed [ACC_W-1:0] sum[PE];
+    logic [PE*ACC_W-1:0] total;
+    logic [PE*32-1:0] ch;
+    logic [PE*OUT_W-1:0] q;
     hlsgen_rq_rom #(.N(N), .NP(PE), .ACC_W(ACC_W), .PW(PW), .OUT_W(OUT_W), .ZP_OUT(ZP_OUT), .HALF_EVEN(HALF_EVEN),
                     .RQ_MULT(RQ_MULT), .RQ_BIAS(RQ_BIAS), .RQ_SHIFT(RQ_SHIFT), .RQ_LO(RQ_LO), .RQ_HI(RQ_HI)) rq (
         .acc(total), .ch(ch), .q(q)
     );
     always_comb begin
         for (int p = 0; p < PE; p++) begin
-            total[p] = acc[p] + sum[p];
-            ch[p] = int'(nb) * PE + p;
+            total[p * ACC_W +: ACC_W] = acc[p] + sum[p];
+            ch[p * 32 +: 32] = 32'(int'(nb) * PE + p);
         end
     end
+    // Weights of at most 4 bits pack two output channels' products with the same activation into
+    // one multiply (hlsgen_mac_pair's arithmetic, the cost model's 2 MACs per DSP48E2):
+    // (w1 x 2^S + w0) x a = w1 a 2^S + w0 a, exact while |w0 a| < 2^(S-1).
+    localparam bit PACK = W_W <= 4 && XW <= 18;
+    localparam int S = 18;
+    localparam int PK_W = W_W + S + 1;
+    logic signed [ACC_W-1:0] term[PE][SIMD];
+    genvar gp, gs;
+    generate
+        for (gs = 0; gs < SIMD; gs = gs + 1) begin : g_s
+            logic signed [XW-1:0] x;
+            assign x = centered(xbuf[cb][int'(kb) * SIMD + gs]);
+            for (gp = 0; gp < PE; gp = gp + (PACK ? 2 : 1)) begin : g_p
+                if (PACK && gp + 1 < PE) begin : g_pair
+                    logic signed [W_W-1:0] w0, w1;
+                    logic signed [PK_W-1:0] pk;
+                    logic signed [PK_W+XW-1:0] prod;
+                    logic signed [S-1:0] low;
+                    /* verilator lint_off UNUSEDSIGNAL */    // waiver: bits above the product are sign copies
+                    logic signed [PK_W+XW-1:0] high;
+                    /* verilator lint_on UNUSEDSIGNAL */
+                    assign w0 = wrom[(int'(nb) * PE + gp) * K + int'(kb) * SIMD + gs];
+                    assign w1 = wrom[(int'(nb) * PE + gp + 1) * K + int'(kb) * SIMD + gs];
+                    assign pk = (PK_W'(w1) <<< S) + PK_W'(w0);
+                    assign prod = pk * x;
+                    assign low = prod[S-1:0];
+                    assign high = (prod - (PK_W + XW)'(low)) >>> S;
+                    assign term[gp][gs] = ACC_W'(low);
+                    assign term[gp + 1][gs] = ACC_W'(high);
+                end else begin : g_one
+                    assign term[gp][gs] = ACC_W'(wrom[(int'(nb) * PE + gp) * K + int'(kb) * SIMD + gs]) * ACC_W'(x);
+                end
+            end
+        end
+    endgenerate
     always_comb begin
         for (int p = 0; p < PE; p++) begin
             sum[p] = '0;
-            for (int s = 0; s < SIMD; s++)
-                sum[p] = sum[p] + ACC_W'(wrom[(int'(nb) * PE + p) * K + int'(kb) * SIMD + s]) *
-                                  ACC_W'(centered(xbuf[cb][int'(kb) * SIMD + s]));
+            for (int s = 0; s < SIMD; s++) sum[p] = sum[p] + term[p][s];
         end
     end
 
@@ -131,7 +165,7 @@ module hlsgen_linear #(
             if (step) begin
                 if (group_end) begin
                     for (int p = 0; p < PE; p++) begin
-                        res[p] <= q[p];
+                        res[p] <= q[p * OUT_W +: OUT_W];
                         acc[p] <= '0;
                     end
                     pending <= PI'(PE);

@@ -7,15 +7,16 @@ package hlsgen_pkg;
     function automatic logic signed [RQ_W-1:0] requant_tail(
         input logic signed [RQ_W-1:0] p, input logic [6:0] sh, input logic half_even,
         input logic signed [RQ_W-1:0] zp, input logic signed [RQ_W-1:0] lo, input logic signed [RQ_W-1:0] hi);
-        logic signed [RQ_W-1:0] fl, rem, half, q;
+        logic signed [RQ_W-1:0] fl, rem, half, q, one;
         logic up;
+        one = 1;
         fl = p >>> sh;
         rem = p - (fl <<< sh);
-        half = (sh == 7'd0) ? '0 : (RQ_W'(1) <<< (sh - 7'd1));
+        half = (sh == 7'd0) ? '0 : (one <<< (sh - 7'd1));
         up = half_even && (sh != 7'd0) && ((rem > half) || (rem == half && fl[0]));
-        q = (up ? fl + RQ_W'(1) : fl) + zp;
+        q = (up ? fl + one : fl) + zp;
         if (q < lo) q = lo;
         if (q > hi) q = hi;
-        return q;
+        requant_tail = q;
     endfunction
 endpackage

@@ -2,7 +2,9 @@
 // writes ($readmemh: RQ_MULT, RQ_BIAS, RQ_SHIFT, RQ_LO, RQ_HI, N words each):
 // q = clamp(round((acc x mult[ch] + bias[ch]) >> shift[ch]) + ZP_OUT, lo[ch], hi[ch]), the
 // arithmetic of hlsgen_pkg::requant_tail (hlsgen_requant's). Combinational; shared by
-// hlsgen_linear and hlsgen_window_reduce.
+// hlsgen_linear and hlsgen_window_reduce. Ports are packed (accumulator p at bits
+// [p*ACC_W +: ACC_W], and so on) and the product is ACC_W x 32 bits, so that Yosys reads the
+// module and maps the multiply at its real width.
 module hlsgen_rq_rom #(
     parameter int N = 1,                     // channels (table rows)
     parameter int NP = 1,                    // accumulators requantized at once
@@ -11,15 +13,15 @@ module hlsgen_rq_rom #(
     parameter int OUT_W = 8,
     parameter int ZP_OUT = 0,
     parameter bit HALF_EVEN = 1,
-    parameter string RQ_MULT = "rq_mult.mem",
-    parameter string RQ_BIAS = "rq_bias.mem",
-    parameter string RQ_SHIFT = "rq_shift.mem",
-    parameter string RQ_LO = "rq_lo.mem",
-    parameter string RQ_HI = "rq_hi.mem"
+    parameter RQ_MULT = "rq_mult.mem",
+    parameter RQ_BIAS = "rq_bias.mem",
+    parameter RQ_SHIFT = "rq_shift.mem",
+    parameter RQ_LO = "rq_lo.mem",
+    parameter RQ_HI = "rq_hi.mem"
 ) (
-    input  logic signed [ACC_W-1:0] acc[NP],
-    input  int                      ch[NP],
-    output logic [OUT_W-1:0]        q[NP]
+    input  logic [NP*ACC_W-1:0] acc,
+    input  logic [NP*32-1:0]    ch,
+    output logic [NP*OUT_W-1:0] q
 );
     logic signed [31:0] rq_mult[N];
     logic signed [PW-1:0] rq_bias[N];
@@ -34,13 +36,20 @@ module hlsgen_rq_rom #(
     end
     localparam int RW = hlsgen_pkg::RQ_W;
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: the saturated value fits OUT_W bits
-    always_comb begin
-        for (int p = 0; p < NP; p++) begin
-            automatic logic signed [RW-1:0] v;
-            v = hlsgen_pkg::requant_tail(RW'(acc[p]) * RW'(rq_mult[ch[p]]) + RW'(rq_bias[ch[p]]), rq_shift[ch[p]],
-                                         HALF_EVEN, RW'(ZP_OUT), RW'(rq_lo[ch[p]]), RW'(rq_hi[ch[p]]));
-            q[p] = OUT_W'(v);
+    genvar p;
+    generate
+        for (p = 0; p < NP; p = p + 1) begin : g_lane
+            logic signed [ACC_W-1:0] a;
+            logic [31:0] c;
+            logic signed [ACC_W+31:0] prod;
+            logic signed [RW-1:0] v;
+            assign a = acc[p * ACC_W +: ACC_W];
+            assign c = ch[p * 32 +: 32];
+            assign prod = a * rq_mult[c];
+            assign v = hlsgen_pkg::requant_tail(RW'(prod) + RW'(rq_bias[c]), rq_shift[c], HALF_EVEN, RW'(ZP_OUT),
+                                                RW'(rq_lo[c]), RW'(rq_hi[c]));
+            assign q[p * OUT_W +: OUT_W] = v[OUT_W-1:0];
         end
-    end
+    endgenerate
     /* verilator lint_on UNUSEDSIGNAL */
 endmodule

@@ -20,12 +20,12 @@ module hlsgen_window_reduce #(
     parameter int OUT_W = 8,
     parameter int ZP_OUT = 0,
     parameter bit HALF_EVEN = 1,
-    parameter string WEIGHTS = "weights.mem",
-    parameter string RQ_MULT = "rq_mult.mem",
-    parameter string RQ_BIAS = "rq_bias.mem",
-    parameter string RQ_SHIFT = "rq_shift.mem",
-    parameter string RQ_LO = "rq_lo.mem",
-    parameter string RQ_HI = "rq_hi.mem"
+    parameter WEIGHTS = "weights.mem",
+    parameter RQ_MULT = "rq_mult.mem",
+    parameter RQ_BIAS = "rq_bias.mem",
+    parameter RQ_SHIFT = "rq_shift.mem",
+    parameter RQ_LO = "rq_lo.mem",
+    parameter RQ_HI = "rq_hi.mem"
 ) (
     input  logic             clk,
     input  logic             rst_n,
@@ -38,22 +38,26 @@ module hlsgen_window_reduce #(
 );
     localparam int XW = A_W + 2;             // centered activation
     logic signed [W_W-1:0] wrom[C * KK];
-    initial if (MODE == 0) $readmemh(WEIGHTS, wrom);
+    generate
+        if (MODE == 0) begin : g_weights
+            initial $readmemh(WEIGHTS, wrom);
+        end
+    endgenerate
 
     function automatic logic signed [XW-1:0] value(input logic [A_W-1:0] x);
-        return A_SIGNED ? XW'(signed'(x)) : XW'({1'b0, x});
+        value = A_SIGNED ? XW'($signed(x)) : XW'({1'b0, x});
     endfunction
 
     int c, k;                                // the channel and tap of the next input
     logic signed [ACC_W-1:0] acc, nxt;
-    logic [OUT_W-1:0] q[1];
+    logic [OUT_W-1:0] q;
     generate
         if (MODE != 1) begin : g_rq                  // the window's result requantized (hlsgen_rq_rom)
             hlsgen_rq_rom #(.N(C), .NP(1), .ACC_W(ACC_W), .PW(PW), .OUT_W(OUT_W), .ZP_OUT(ZP_OUT),
                             .HALF_EVEN(HALF_EVEN), .RQ_MULT(RQ_MULT), .RQ_BIAS(RQ_BIAS), .RQ_SHIFT(RQ_SHIFT),
-                            .RQ_LO(RQ_LO), .RQ_HI(RQ_HI)) rq (.acc('{nxt}), .ch('{c}), .q(q));
+                            .RQ_LO(RQ_LO), .RQ_HI(RQ_HI)) rq (.acc(nxt), .ch(32'(c)), .q(q));
         end else begin : g_max
-            assign q[0] = OUT_W'(nxt);
+            assign q = OUT_W'(nxt);
         end
     endgenerate
     logic signed [XW-1:0] v;
@@ -79,7 +83,7 @@ module hlsgen_window_reduce #(
                     k <= 0;
                     c <= (c + 1 < C) ? c + 1 : 0;
                     m_valid <= 1'b1;
-                    m_data <= q[0];
+                    m_data <= q;
                 end
             end
         end

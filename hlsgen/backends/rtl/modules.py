@@ -112,13 +112,16 @@ def window_reduce_params(task, graph, outdir: Path) -> Dict[str, object]:
     geom = window_geometry(task, graph, channel_outer=True)
     c, kk = geom["C"], geom["KH"] * geom["KW"]
     x = graph.tensors[task.inputs[0]]
+    # pools have no weights; Yosys reads a $readmemh file even in a branch the mode leaves out
+    outdir.mkdir(parents=True, exist_ok=True)
+    none = {"W_W": 2, "WEIGHTS": _file(write_mem(outdir / "weights.mem", [0] * (c * kk), 2))}
     if task.op == "maxpool":
         out = graph.tensors[task.outputs[0]]
         return {"C": c, "KK": kk, "MODE": 1, "A_W": x.dtype.bits, "A_SIGNED": int(x.dtype.signed), "ACC_W": x.dtype.bits + 2,
-                "OUT_W": out.dtype.bits}
+                "OUT_W": out.dtype.bits, **none}
     if task.op == "avgpool":
         return {"C": c, "KK": kk, "MODE": 2, "ACC_W": x.dtype.bits + 2 + kk.bit_length(),
-                **_requant_tables(task, graph, c, outdir, "hlsgen_window_reduce")}
+                **_requant_tables(task, graph, c, outdir, "hlsgen_window_reduce"), **none}
     if task.op == "conv" and task.attrs["groups"] == c and tuple(graph.tensors[task.inputs[1]].shape[:2]) == (c, 1):
         w = graph.tensors[task.inputs[1]]
         params = {"C": c, "KK": kk, "MODE": 0, "W_W": w.dtype.bits, "ACC_W": OPS["conv"].loops(task, graph).acc_bits + 1,
@@ -166,3 +169,19 @@ def layout_params(task, graph) -> Dict[str, object]:
         return {"A_W": x.dtype.bits, "W": int(w), "C": int(c), "FH": int(task.attrs["factors"][2]),
                 "FW": int(task.attrs["factors"][3])}
     raise HlsgenError(f"task {task.name!r}: no streaming layout module for this {task.op}")
+
+
+def window_reduce_top(geom, red) -> str:
+    """A two-module pipeline (window, then reduction) with the element-stream ports."""
+    gp = ", ".join(f".{k}({v})" for k, v in geom.items())
+    rp = ", ".join(f".{k}({v})" for k, v in red.items())
+    return f"""module window_op (input logic clk, input logic rst_n,
+    input logic [{geom['A_W'] - 1}:0] s_data, input logic s_valid, output logic s_ready,
+    output logic [{red.get('OUT_W', 8) - 1}:0] m_data, output logic m_valid, input logic m_ready);
+    logic [{geom['A_W'] - 1}:0] d; logic v, r;
+    hlsgen_sliding_window #({gp}) win (.clk(clk), .rst_n(rst_n), .s_data(s_data), .s_valid(s_valid),
+        .s_ready(s_ready), .m_data(d), .m_valid(v), .m_ready(r));
+    hlsgen_window_reduce #({rp}) red (.clk(clk), .rst_n(rst_n), .s_data(d), .s_valid(v), .s_ready(r),
+        .m_data(m_data), .m_valid(m_valid), .m_ready(m_ready));
+endmodule
+"""
