@@ -137,6 +137,15 @@ def macs_per_dsp(nest: LoopNest, device: Device) -> int:
     return 1
 
 
+def packed_multipliers(f: "Folding", per_dsp: int) -> int:
+    """Multipliers for a folding's lanes when each does `per_dsp` products: packed products share
+    an operand, so they group along PE (the same activation, different output channels) or VEC
+    (the same weight, different pixels), never along SIMD (hlsgen_linear packs along PE)."""
+    if per_dsp == 1:
+        return f.lanes
+    return min(-(-f.pe // per_dsp) * f.vec, f.pe * -(-f.vec // per_dsp)) * f.simd
+
+
 @dataclass(frozen=True)
 class Folding:
     vec: int = 1
@@ -173,7 +182,7 @@ def evaluate(nest: LoopNest, f: Folding, device: Device) -> TaskOption:
     lanes = f.lanes
     dsp = lut = ff = 0
     if nest.multiply:
-        dsp += -(-lanes // macs_per_dsp(nest, device)) * _tiles(nest.act_bits, nest.weight_bits)
+        dsp += packed_multipliers(f, macs_per_dsp(nest, device)) * _tiles(nest.act_bits, nest.weight_bits)
         # adder tree over simd lanes and the accumulator of every output lane
         lut += lanes * (nest.acc_bits // 2 + 4) + f.vec * f.pe * nest.acc_bits
         ff += lanes * (nest.act_bits + nest.weight_bits) + f.vec * f.pe * nest.acc_bits * 2
