@@ -245,5 +245,14 @@ def pareto_options(nest: LoopNest, device: Device) -> List[TaskOption]:
     return pareto([evaluate(nest, f, device) for f in foldings(nest, device)])
 
 
+def port_bytes_per_cycle(device: Device, clock_mhz: float, port_bits: int) -> float:
+    """What one AXI port moves per kernel cycle: at most its width, and at most one memory
+    channel's share of the bandwidth (a bundle per channel). The scheduler charges transfers at
+    this rate, and the RTL testbench's memory runs at it."""
+    mem = device.main_memory
+    total = mem.bandwidth_gbs * 1e9 / (clock_mhz * 1e6)
+    return min(port_bits / 8, total / max(1, mem.channels))
+
+
 def transfer_cycles(nbytes: float, bytes_per_cycle: float) -> int:
     return int(math.ceil(nbytes / bytes_per_cycle)) if nbytes > 0 else 0

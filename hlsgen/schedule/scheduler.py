@@ -44,7 +44,7 @@ from ..ir.graph import Graph
 from ..ir.types import container_bits
 from ..ops import OPS
 from .cost import (Folding, Resources, TaskOption, budget, evaluate, fifo, fits, onchip_bits, pareto, pareto_options,
-                   shortfall, storage, transfer_cycles)
+                   port_bytes_per_cycle, shortfall, storage, transfer_cycles)
 from .device import Device
 from .schedule import Buffer, Schedule, Stage, TaskPlan
 
@@ -129,7 +129,7 @@ class Problem:
         self.budget = budget(device, opts.resource_cap)
         mem = device.main_memory
         self.total_bpc = mem.bandwidth_gbs * 1e9 / (self.clock * 1e6)
-        self.port_bpc = min(opts.port_bits / 8, self.total_bpc / max(1, mem.channels) if mem.channels > 1 else self.total_bpc)
+        self.port_bpc = port_bytes_per_cycle(device, self.clock, opts.port_bits)
         self.mem_channels = max(1, mem.channels)
         self._weights()
         fixed = dict(opts.folding)

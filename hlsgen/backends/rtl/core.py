@@ -18,7 +18,7 @@ import numpy as np
 
 from ...ir.graph import Graph
 from ...ops import OPS
-from ...schedule.cost import depth_of
+from ...schedule.cost import depth_of, port_bytes_per_cycle
 from ...schedule.scheduler import MEMORY_LATENCY_CYCLES
 from ...schedule.schedule import Schedule
 from ...ir.types import container_bits
@@ -261,8 +261,9 @@ def _stage_channels(graph: Graph, channels: List[offchip.Channel], image: List[i
     return staged
 
 
-def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
-    """Write the cores' memory images into outdir; return the top's template context."""
+def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: KernelBuilder) -> Dict:
+    """Write the cores' memory images into outdir; return the top's template context. `real` is
+    the HLS kernel's builder: its spills, bundles and weight image are the m_axi side's."""
     kb = _AllStored(graph, _onchip(sched), device)
     st = kb._sequential(_Stage(), list(range(len(graph.tasks))))
     plans = {p.name: p for s in sched.stages for p in s.tasks}
@@ -273,7 +274,6 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
     core_of, stage_of, stages, ncores = _cores(graph, sched)
     producer = {root(o): t.name for t in graph.tasks if t.name in core_of for o in t.outputs}
     counter = {n: k for k, n in enumerate(sorted(producer, key=lambda n: (stage_of[producer[n]], n)))}
-    real = KernelBuilder(graph, sched, device)           # the HLS kernel's spills, bundles and weight image
     nweights = {t.name: len(c["weight"]["values"]) for t, c in zip(graph.tasks, kb.ctxs) if c.get("weight")}
     channels, pointers = offchip.plan(graph, sched, real, root, core_of, stage_of, nweights)
     staged = _stage_channels(graph, channels, image, counter, by_name)
@@ -400,7 +400,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path) -> Dict:
     ports_in = [_port(s, by_name) for s in (kb.stores[n] for n in graph.inputs)]
     ports_out = [_port(s, by_name) for s in (kb.stores[n] for n in graph.outputs)]
     io = sum(p["beats"] for p in ports_in) + sum(p["beats"] for p in ports_out)
-    bpc = offchip.bytes_per_cycle(device, sched)
+    bpc = port_bytes_per_cycle(device, sched.clock_mhz, sched.port_bits)
     traffic = sum(MEMORY_LATENCY_CYCLES + math.ceil(ch.beats * sched.port_bits / 8 / bpc) + ch.beats for ch in channels)
     return {"cores": cores, "core_params": core_params, "core_files": core_files, "stages": stages, "sb": sb,
             "mem_words": max(1, len(image)),

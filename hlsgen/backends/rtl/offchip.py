@@ -75,14 +75,6 @@ class Channel:
         return -(-self.count // self.beat)
 
 
-def bytes_per_cycle(device, sched: Schedule) -> float:
-    """What one bundle's memory channel delivers per kernel cycle, as the cost model's port_bpc:
-    the memory's bandwidth split over its channels (a bundle per channel), at most a port."""
-    mem = device.main_memory
-    total = mem.bandwidth_gbs * 1e9 / (sched.clock_mhz * 1e6)
-    return min(sched.port_bits / 8, total / max(1, mem.channels))
-
-
 def onchip_index(ch: "Channel", count: int) -> np.ndarray:
     """The on-chip (row-major, NCHW) index of every element in its off-chip order (NHWC for 4-D)."""
     i = np.arange(count, dtype=np.int64)
@@ -143,16 +135,12 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
         pointers.append({"name": "wmem", "label": "weights",
                          "bytes": int(real.weight_image.size) * real.wcw // 8, "file": "weights.bin"})
     plans = {p.name: p for s in sched.stages for p in s.tasks}
-    mode = {p.name: s.mode for s in sched.stages for p in s.tasks}
     tasks = {t.name: t for t in graph.tasks}
-    last_use: Dict[str, int] = {}
-    for t in graph.tasks:
-        for n in t.inputs:
-            last_use[n] = max(last_use.get(n, -1), stage_of.get(t.name, -1))
     prod_stage = {o: stage_of[t.name] for t in graph.tasks if t.name in stage_of for o in t.outputs}
     port_bits = sched.port_bits
     out: List[Channel] = []
     for s in sched.stages:
+        stored = {b.tensor for b in s.buffers if b.kind == "offchip"}     # the schedule's off-chip buffers here
         for p in s.tasks:
             if p.name not in core_of:
                 continue                                   # a free task: no word, no traffic (as the model)
@@ -164,20 +152,17 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
                                    max(1, port_bits // real.wcw)))
             for n in t.inputs:
                 r = root(n)
-                if graph.tensors[n].is_const or r not in ptr_of:
+                if n not in stored or r not in ptr_of:
                     continue
-                # stored for this stage (the model's `_stored`): a dataflow stage keeps a tensor it
-                # produces and uses up itself in a FIFO; one produced in it and read here is read on chip
-                if mode[p.name] == "dataflow" and prod_stage.get(r) == s.index:
+                # produced in this dataflow stage (and stored for a later one): read on chip
+                if s.mode == "dataflow" and prod_stage.get(r) == s.index:
                     continue
                 st = real.stores[r]
                 out.append(Channel(p.name, c, False, "input", n, r, bundle_of[r], ptr_of[r], 0, st.size, st.cw,
                                    st.bits, st.signed, max(1, port_bits // st.cw), **_pixel_major(graph, r)))
             for o in t.outputs:
-                if o in ptr_of and o not in graph.outputs:
+                if o in stored and o in ptr_of:
                     st = real.stores[o]
-                    if mode[p.name] == "dataflow" and last_use.get(o, -1) <= s.index:
-                        continue                           # used up inside its stage: a FIFO in the model
                     out.append(Channel(p.name, c, True, "output", o, o, bundle_of[o], ptr_of[o], 0, st.size, st.cw,
                                        st.bits, st.signed, max(1, port_bits // st.cw), **_pixel_major(graph, o)))
     for ch in out:

@@ -117,7 +117,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
         manifest["weights"] = {"file": "weights.bin", "words": int(kb.weight_image.size), "word_bits": kb.wcw,
                                "offsets": {name: off for name, off in kb.woff.items()}}
     files["data/manifest.json"] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
-    files.update(render_rtl(graph, sched, device, k))
+    files.update(render_rtl(graph, sched, device, k, kb))
     report = sched.to_json(device)
     report["hlsgen_version"] = __version__
     report["model_name"] = graph.name
@@ -127,7 +127,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     return files
 
 
-def render_rtl(graph: Graph, sched: Schedule, device, k: Dict) -> Dict[str, bytes]:
+def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder) -> Dict[str, bytes]:
     """OUT/rtl (the core, its memory images, the top) and OUT/sim (the cocotb testbench)."""
     from ..rtl.core import build_core, word_package
     from ..rtl.modules import RTL_DIR
@@ -135,7 +135,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict) -> Dict[str, byte
     sim_lib = Path(__file__).resolve().parents[3] / "sim" / "hlsgen_sim"
     files: Dict[str, bytes] = {}
     with tempfile.TemporaryDirectory() as work:
-        core = build_core(graph, sched, device, Path(work))
+        core = build_core(graph, sched, device, Path(work), kb)
         for p in sorted(Path(work).iterdir()):
             files[f"rtl/{p.name}"] = p.read_bytes()
     for name in ("hlsgen_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv", "hlsgen_m_axi.sv"):
