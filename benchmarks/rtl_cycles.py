@@ -50,7 +50,7 @@ def main():
             params = linear_params(task, g, pe, simd, d / "mem")
             case = {"rows": rows.tolist(), "expected": expected.tolist(), "gap": 0, "backpressure": 0, "seed": 1,
                     "out_signed": g.tensors[task.outputs[0]].dtype.signed}
-            tests, failed = runner.run([RTL_DIR / "hlsgen_pkg.sv", RTL_DIR / "hlsgen_rq_rom.sv", RTL_DIR / "hlsgen_linear.sv"],
+            tests, failed = runner.run([RTL_DIR / "hlsgen_rq_tail.sv", RTL_DIR / "hlsgen_rq_rom.sv", RTL_DIR / "hlsgen_linear.sv"],
                                        "hlsgen_linear", "cocotb_linear",
                                        ROOT / "tests" / "rtl", d / "b", parameters=params,
                                        extra_env={"HLSGEN_CASE": json.dumps(case), "HLSGEN_RESULT": str(d / "r.json")})

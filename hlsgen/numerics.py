@@ -118,6 +118,7 @@ def make_requant(
         channel_axis=channel_axis,
         rounding=rounding,
         product_bits=product_bits,
+        term_bits=max(max(abs(int(alo)), abs(int(ahi))).bit_length() + 1 for alo, ahi in term_ranges),
     )
 
 

@@ -12,10 +12,13 @@ from conftest import ROOT
 
 RTL = ROOT / "templates" / "rtl"
 TESTS = ROOT / "tests" / "rtl"
-PKG = RTL / "hlsgen_pkg.sv"           # shared arithmetic, compiled before the modules
+TAIL = RTL / "hlsgen_rq_tail.sv"           # the requantizer's tail, compiled with the modules
 MODULES = sorted(RTL.glob("*.sv"))
-DEPS = {"hlsgen_conv": ["hlsgen_rq_rom.sv", "hlsgen_sliding_window.sv", "hlsgen_linear.sv"],
-        "hlsgen_linear": ["hlsgen_rq_rom.sv"], "hlsgen_window_reduce": ["hlsgen_rq_rom.sv"]}
+DEPS = {"hlsgen_conv": ["hlsgen_rq_tail.sv", "hlsgen_rq_rom.sv", "hlsgen_sliding_window.sv", "hlsgen_linear.sv"],
+        "hlsgen_linear": ["hlsgen_rq_tail.sv", "hlsgen_rq_rom.sv"],
+        "hlsgen_window_reduce": ["hlsgen_rq_tail.sv", "hlsgen_rq_rom.sv"], "hlsgen_rq_rom": ["hlsgen_rq_tail.sv"],
+        "hlsgen_requant": ["hlsgen_rq_tail.sv"], "hlsgen_core_dp": ["hlsgen_rq_tail.sv"],
+        "hlsgen_core": ["hlsgen_rq_tail.sv", "hlsgen_core_dp.sv"]}
 
 
 def _sim():
@@ -29,13 +32,11 @@ def _sim():
 def test_lint_clean(src, tmp_path):
     from hlsgen.backends.rtl.core import word_package
     env = _sim().verilator_env()
-    files = [str(src)] if src == PKG else [str(PKG), str(src)]
-    for dep in DEPS.get(src.stem, []):      # modules built from other modules
-        files.insert(1, str(RTL / dep))
+    files = [str(RTL / dep) for dep in DEPS.get(src.stem, [])] + [str(src)]   # modules built from others first
     if src.stem == "hlsgen_core":           # reads its word layout from the generated package
         (tmp_path / "hlsgen_word_pkg.sv").write_text(word_package())
-        files.insert(1, str(tmp_path / "hlsgen_word_pkg.sv"))
-    r = subprocess.run(["verilator", "--lint-only", "-Wall", *files], capture_output=True, text=True,
+        files.insert(0, str(tmp_path / "hlsgen_word_pkg.sv"))
+    r = subprocess.run(["verilator", "--lint-only", "-Wall", "--top-module", src.stem, *files], capture_output=True, text=True,
                        env=dict(__import__("os").environ, PATH=env["PATH"]))
     assert r.returncode == 0 and "%Warning" not in r.stderr, r.stderr[-3000:]
 
@@ -96,7 +97,7 @@ def test_requant(tmp_path, rate, out_bits, signed, rounding):
     words, expected = _requant_cases(200, out_bits, signed, rounding, seed=out_bits + signed)
     case = {"words": words, "expected": expected, "gap": gap, "backpressure": bp, "seed": 3}
     params = {"ACC_W": 24, "MULT_W": 32, "PW": 80, "OUT_W": out_bits, "HALF_EVEN": int(rounding == "half_even")}
-    tests, failed = _sim().run([PKG, RTL / "hlsgen_requant.sv"], "hlsgen_requant", "cocotb_requant", TESTS, tmp_path / "b",
+    tests, failed = _sim().run([TAIL, RTL / "hlsgen_requant.sv"], "hlsgen_requant", "cocotb_requant", TESTS, tmp_path / "b",
                                parameters=params, extra_env={"HLSGEN_CASE": json.dumps(case)})
     assert tests == 1 and failed == 0
 
@@ -104,6 +105,29 @@ def test_requant(tmp_path, rate, out_bits, signed, rounding):
 def test_mac_pair_exhaustive(tmp_path):
     tests, failed = _sim().run([RTL / "hlsgen_mac_pair.sv"], "hlsgen_mac_pair", "cocotb_mac_pair", TESTS,
                                tmp_path / "b", parameters={"A_W": 8, "W_W": 4, "S": 18})
+    assert tests == 1 and failed == 0
+
+
+DP_CASES = {  # hlsgen_core_dp parameter sets: packed pairs along PE and VEC, plain int8, pools
+    "pack_pe": dict(MV=2, MP=3, MS=2, ML=2, SB=9, XB=8, WB=4, AW=20, PW=48, WV=2, WP=3, WS=2, PACK=1, QV=2, QP=3, ET=2, EL=2),
+    "pack_vec": dict(MV=3, MP=2, MS=3, ML=1, SB=9, XB=8, WB=4, AW=20, PW=48, WV=3, WP=2, WS=3, PACK=2, QV=3, QP=2, ET=1, EL=1),
+    "int8": dict(MV=1, MP=2, MS=4, ML=1, SB=9, XB=8, WB=8, AW=24, PW=48, WV=1, WP=2, WS=4, PACK=0, QV=1, QP=2, ET=0, EL=1),
+    # a sequential core's envelopes: multipliers on the first 2 x 3 lanes of 4 x 4, requantizers on 2
+    # outputs, elementwise arithmetic on 2 of 4 lanes (the others serve moves)
+    "mixed": dict(MV=1, MP=4, MS=4, ML=4, SB=9, XB=8, WB=4, AW=20, PW=48, WV=1, WP=2, WS=3, PACK=1, QV=1, QP=2, ET=2, EL=2),
+    "avgpool": dict(MV=2, MP=2, MS=4, ML=1, SB=9, XB=8, WB=1, AW=14, PW=48, WV=0, WP=0, WS=0, PACK=0, QV=2, QP=2, ET=0, EL=1),
+    "maxpool": dict(MV=1, MP=4, MS=4, ML=1, SB=9, XB=8, WB=1, AW=9, PW=48, WV=0, WP=0, WS=0, PACK=0, QV=0, QP=0, ET=0, EL=1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DP_CASES))
+def test_core_datapath(tmp_path, case):
+    """hlsgen_core_dp (the arithmetic of every generated design's cores) against a Python
+    reference on the golden's rounding: 40 random output groups of two steps each."""
+    params = DP_CASES[case]
+    tests, failed = _sim().run([TAIL, RTL / "hlsgen_core_dp.sv"], "hlsgen_core_dp", "cocotb_core_dp", TESTS,
+                               tmp_path / "b", parameters=params,
+                               extra_env={"HLSGEN_CASE": json.dumps(dict(params, trials=40, seed=7))})
     assert tests == 1 and failed == 0
 
 
@@ -130,7 +154,7 @@ def test_linear_on_real_layers(exported, tmp_path, net, layer, pe, simd, rate):
     case = {"rows": rows.tolist(), "expected": expected.tolist(), "gap": gap, "backpressure": bp, "seed": 5,
             "out_signed": g.tensors[task.outputs[0]].dtype.signed}
     result = tmp_path / "result.json"
-    tests, failed = _sim().run([PKG, RTL / "hlsgen_rq_rom.sv", RTL / "hlsgen_linear.sv"], "hlsgen_linear",
+    tests, failed = _sim().run([TAIL, RTL / "hlsgen_rq_rom.sv", RTL / "hlsgen_linear.sv"], "hlsgen_linear",
                                "cocotb_linear", TESTS, tmp_path / "b",
                                parameters=params,
                                extra_env={"HLSGEN_CASE": json.dumps(case), "HLSGEN_RESULT": str(result)})
@@ -217,7 +241,7 @@ def test_conv_on_real_layers(exported, tmp_path, net, k, pe, simd, rate):
     from hlsgen.backends.rtl.modules import conv_params
     g, task, x = _task(exported, net, "conv", k)
     params = conv_params(task, g, pe, simd, tmp_path / "mem")
-    res = _run_stream_op(tmp_path, [PKG, RTL / "hlsgen_rq_rom.sv", RTL / "hlsgen_sliding_window.sv",
+    res = _run_stream_op(tmp_path, [TAIL, RTL / "hlsgen_rq_rom.sv", RTL / "hlsgen_sliding_window.sv",
                                     RTL / "hlsgen_linear.sv", RTL / "hlsgen_conv.sv"], "hlsgen_conv", params, task, g, x, rate)
     if rate == "full":
         kk = params["KH"] * params["KW"] * params["C"]
@@ -243,7 +267,7 @@ def test_window_reduce_on_real_layers(exported, tmp_path, net, op, k, rate):
     geom = window_geometry(task, g, channel_outer=True)
     red = window_reduce_params(task, g, tmp_path / "mem")
     (tmp_path / "top.sv").write_text(window_reduce_top(geom, red))
-    res = _run_stream_op(tmp_path, [PKG, RTL / "hlsgen_rq_rom.sv", RTL / "hlsgen_sliding_window.sv",
+    res = _run_stream_op(tmp_path, [TAIL, RTL / "hlsgen_rq_rom.sv", RTL / "hlsgen_sliding_window.sv",
                                     RTL / "hlsgen_window_reduce.sv", tmp_path / "top.sv"], "window_op", {}, task, g, x, rate)
     if rate == "full":
         first = min(geom["H"], (geom["KH"] - 1) * geom["DH"] + 1 - geom["PT"]) * geom["W"] * geom["C"]
@@ -257,7 +281,7 @@ def _run_ports(tmp_path, src, top, params, sources, sinks, rate, seed=4):
     gap, bp = RATES[rate]
     case = {"sources": sources, "sinks": sinks, "gap": gap, "backpressure": bp, "seed": seed}
     result = tmp_path / "result.json"
-    tests, failed = _sim().run([PKG, RTL / src], top, "cocotb_stream_ports", TESTS, tmp_path / "b", parameters=params,
+    tests, failed = _sim().run([TAIL, RTL / src], top, "cocotb_stream_ports", TESTS, tmp_path / "b", parameters=params,
                                extra_env={"HLSGEN_CASE": json.dumps(case), "HLSGEN_RESULT": str(result)})
     assert tests == 1 and failed == 0
     return json.loads(result.read_text())["cycles"]

@@ -22,6 +22,7 @@ class Requant:
     lo, hi:      clamp bounds (python ints, or int64 arrays per channel).
     out:         the output integer type.
     product_bits: signed width that holds every intermediate sum, from operand ranges.
+    term_bits:   signed width that holds every accumulator term (0: unknown).
     """
 
     multipliers: List[np.ndarray]
@@ -34,6 +35,7 @@ class Requant:
     channel_axis: int
     rounding: str = "half_even"
     product_bits: int = 64
+    term_bits: int = 0
 
     def summary(self) -> str:
         per = "per-channel" if np.ndim(self.shift) else "per-tensor"

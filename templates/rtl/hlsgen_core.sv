@@ -42,13 +42,15 @@
 //                                weights the m_axi channel has written into this core's WROM
 //                                through the wr_* port)
 // A word takes 1 fetch cycle (none for a core's first word) + its steps + the cycles it waits +
-// LAT. start runs words
-// [first, last) once, then pulses done. Every core of a design has the same parameters (the
-// design's widest lanes), so a simulator compiles the core once.
+// LAT. start runs words [first, last) once, then pulses done. Each core has the lanes and
+// arithmetic its own words need (MV, MP, MS, ML and the hlsgen_core_dp parameters, from
+// hlsgen/backends/rtl/core.py).
 //
-// This is a simulation-first realization (docs/rtl.md): read ports are asynchronous, a lane's
-// datapath is computed in one cycle, and the pipeline's depth is a drain of LAT cycles after
-// the word rather than registers inside the datapath.
+// The arithmetic is hlsgen_core_dp (synthesizable: `make synth-yosys`). The rest is a
+// simulation-first realization (docs/rtl.md): read ports are asynchronous, addresses are
+// computed with run-time multiplies, a lane's datapath is computed in one cycle, and the
+// pipeline's depth is a drain of LAT cycles after the word rather than registers inside the
+// datapath.
 //
 // Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT x NF words of 32 bits, all cores'),
 // WROM (weights), TAP (per window word and reduction index r: input channel, row and column
@@ -72,6 +74,17 @@ module hlsgen_core #(
     parameter int NW = 1,                    // write ports: max(MV x MP, ML)
     parameter int MD = 1,                    // the deepest PLAT of any word
     parameter int WBEAT = 1,                 // weights per m_axi beat (the wr_* port)
+    parameter int CWB = 8,                   // the datapath (hlsgen_core_dp): bits of this core's weights
+    parameter int XB = 8,                    // and activations, its accumulators, multiplying lanes, packing,
+    parameter int AW = 32,
+    parameter int WV = 1,                    // requantized outputs and elementwise terms
+    parameter int WP = 1,
+    parameter int WS = 1,
+    parameter int PACK = 0,
+    parameter int QV = 1,
+    parameter int QP = 1,
+    parameter int ET = 2,
+    parameter int EL = 1,
     parameter string PROGRAM = "program.mem",
     parameter string WROM = "wrom.mem",
     parameter string TAP = "tap.mem",
@@ -139,18 +152,6 @@ module hlsgen_core #(
         $readmemh(RQ_HALF_EVEN, rq_he);
     end
 
-    // requantizer tail of table row `row` (hlsgen_pkg::requant_tail)
-    localparam int RW = hlsgen_pkg::RQ_W;
-    // waiver: table rows are ints (the tables decode the low bits); the saturated value fits SB bits
-    /* verilator lint_off UNUSEDSIGNAL */
-    function automatic logic signed [SB-1:0] finish(input logic signed [PW-1:0] p, input int row);
-        logic signed [RW-1:0] q;
-        q = hlsgen_pkg::requant_tail(RW'(p), rq_shift[row], rq_he[row], RW'(rq_zp[row]), RW'(rq_lo[row]),
-                                     RW'(rq_hi[row]));
-        return SB'(q);
-    endfunction
-    /* verilator lint_on UNUSEDSIGNAL */
-
     // ---------------------------------------------------------------- control
     typedef enum logic [2:0] {IDLE, FETCH, WIN, ELEM, DRAIN, DONE} state_t;
     state_t state;
@@ -167,7 +168,9 @@ module hlsgen_core #(
     endfunction
 
     // ---------------------------------------------------------------- window datapath
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: fields are ints; the datapath takes the zero point's and init's low bits
     int w_dst, w_rq, w_src, w_zp, w_wsrc, w_woff, w_init, N, C, H, W, O, CG, KH, KW, OH, OW, SH, SW, PT, PL, OG;
+    /* verilator lint_on UNUSEDSIGNAL */
     int VEC, PE, SIMD, RED;
     logic w_max;
     assign w_dst = f[F_W_DST]; assign w_rq = f[F_W_RQ]; assign w_src = f[F_W_SRC]; assign w_zp = f[F_W_ZP];
@@ -183,7 +186,6 @@ module hlsgen_core #(
     assign first_step = r0 == 0;
     assign last_step = r0 + SIMD >= RED;
     assign row_end = o0 + PE >= O && ox0 + VEC >= OW;
-    logic signed [PW-1:0] acc[NO], acc_next[NO];
     logic w_ready;
     int w_raddr[NR];
     logic w_live[NR];
@@ -217,27 +219,6 @@ module hlsgen_core #(
                         if (f[X + X_WWAIT] != 0 && w_widx[k] >= wlim) w_ready = 1'b0;
                     end
                 end
-            end
-        end
-    end
-    /* verilator lint_on UNUSEDSIGNAL */
-
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: lane indices are ints
-    always_comb begin                        // the step's multiply-accumulates (or maxima)
-        for (int v = 0; v < MV; v++) begin
-            for (int p = 0; p < MP; p++) begin
-                automatic logic signed [PW-1:0] a = first_step ? PW'(w_init) : acc[v * MP + p];
-                for (int s = 0; s < MS; s++) begin
-                    automatic int k = (v * MP + p) * MS + s;
-                    automatic logic signed [PW-1:0] x = PW'(rdata[k]);
-                    automatic logic signed [PW-1:0] w = (w_wsrc < 0 || !w_live[k]) ? PW'(1) : PW'(wrom[w_widx[k]]);
-                    if (w_live[k]) begin
-                        if (w_max) begin
-                            if (x > a) a = x;
-                        end else a = a + w * (x - PW'(w_zp));
-                    end
-                end
-                acc_next[v * MP + p] = a;
             end
         end
     end
@@ -303,21 +284,68 @@ module hlsgen_core #(
     end
     /* verilator lint_on UNUSEDSIGNAL */
 
-    always_comb begin                        // each lane's value
+    // ---------------------------------------------------------------- arithmetic (hlsgen_core_dp)
+    logic ready, w_fire, e_fire, e_last;
+    localparam int NL = MV * MP * MS;
+    logic [NL-1:0] dp_live;
+    logic [NL*SB-1:0] dp_x;
+    logic [NL*CWB-1:0] dp_w;
+    logic [NO*32-1:0] dp_m0, dp_ozp, dp_lo, dp_hi;
+    logic [NO*PW-1:0] dp_bias;
+    logic [NO*7-1:0] dp_shift;
+    logic [NO-1:0] dp_he;
+    logic [NO*SB-1:0] dp_wq;
+    logic [2*ML*SB-1:0] dp_ex;
+    logic [2*(SB+1)-1:0] dp_ezp;
+    logic [2*ML*32-1:0] dp_em;
+    logic [ML*PW-1:0] dp_ebias;
+    logic [ML*7-1:0] dp_eshift;
+    logic [ML-1:0] dp_ehe;
+    logic [ML*32-1:0] dp_eozp, dp_elo, dp_ehi;
+    logic [ML*SB-1:0] dp_eq;
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: table rows are ints, the tables decode the low bits
+    int w_row[NO];
+    /* verilator lint_on UNUSEDSIGNAL */
+    always_comb begin                        // each lane's operands, and each output's requantization row
+        for (int k = 0; k < NL; k++) begin
+            dp_live[k] = w_live[k];
+            dp_x[k * SB +: SB] = rdata[k];
+            dp_w[k * CWB +: CWB] = w_live[k] && w_wsrc >= 0 ? CWB'(wrom[w_widx[k]]) : '0;
+        end
+        for (int o = 0; o < NO; o++) begin
+            w_row[o] = w_rq + o0 + o % MP;
+            dp_m0[o * 32 +: 32] = rq_m0[w_row[o]];
+            dp_bias[o * PW +: PW] = rq_bias[w_row[o]];
+            dp_shift[o * 7 +: 7] = rq_shift[w_row[o]];
+            dp_he[o] = rq_he[w_row[o]];
+            dp_ozp[o * 32 +: 32] = rq_zp[w_row[o]];
+            dp_lo[o * 32 +: 32] = rq_lo[w_row[o]];
+            dp_hi[o * 32 +: 32] = rq_hi[w_row[o]];
+        end
+        for (int t = 0; t < 2; t++) dp_ezp[t * (SB + 1) +: SB + 1] = (SB + 1)'(f[F_E_TERMS + t * F_E_TERM + F_E_ZP]);
         for (int l = 0; l < ML; l++) begin
-            automatic logic signed [PW-1:0] p = rq_bias[e_row[l]];
-            e_val[l] = rdata[l];
-            if (f[F_KIND] == 1) begin
-                for (int t = 0; t < 2; t++)
-                    if (t < f[F_E_NT]) p += (PW'(rdata[t * ML + l]) - PW'(f[F_E_TERMS + t * F_E_TERM + F_E_ZP])) *
-                                      PW'(t == 0 ? rq_m0[e_row[l]] : rq_m1[e_row[l]]);
-                e_val[l] = finish(p, e_row[l]);
+            for (int t = 0; t < 2; t++) begin
+                dp_ex[(t * ML + l) * SB +: SB] = rdata[t * ML + l];
+                dp_em[(t * ML + l) * 32 +: 32] = t == 0 ? rq_m0[e_row[l]] : rq_m1[e_row[l]];
             end
+            dp_ebias[l * PW +: PW] = rq_bias[e_row[l]];
+            dp_eshift[l * 7 +: 7] = rq_shift[e_row[l]];
+            dp_ehe[l] = rq_he[e_row[l]];
+            dp_eozp[l * 32 +: 32] = rq_zp[e_row[l]];
+            dp_elo[l * 32 +: 32] = rq_lo[e_row[l]];
+            dp_ehi[l * 32 +: 32] = rq_hi[e_row[l]];
         end
     end
+    hlsgen_core_dp #(.MV(MV), .MP(MP), .MS(MS), .ML(ML), .SB(SB), .XB(XB), .WB(CWB), .AW(AW), .PW(PW), .WV(WV), .WP(WP), .WS(WS),
+                     .PACK(PACK), .QV(QV), .QP(QP), .ET(ET), .EL(EL)) dp (
+        .clk(clk), .acc_en(w_fire), .first(first_step), .wmax(w_max), .wuse(w_wsrc >= 0), .live(dp_live), .x(dp_x),
+        .w(dp_w), .zp((SB + 1)'(w_zp)), .init(SB'(w_init)), .m0(dp_m0), .bias(dp_bias), .shift(dp_shift), .he(dp_he),
+        .ozp(dp_ozp), .lo(dp_lo), .hi(dp_hi), .wq(dp_wq), .nt(2'(f[F_E_NT])), .ex(dp_ex), .ezp(dp_ezp), .em(dp_em),
+        .ebias(dp_ebias), .eshift(dp_eshift), .ehe(dp_ehe), .eozp(dp_eozp), .elo(dp_elo), .ehi(dp_ehi), .eq(dp_eq)
+    );
+    always_comb for (int l = 0; l < ML; l++) e_val[l] = f[F_KIND] == 1 ? dp_eq[l * SB +: SB] : rdata[l];
 
     // ---------------------------------------------------------------- ports
-    logic ready, w_fire, e_fire, e_last;
     logic done_row;                          // rows of the output completed this cycle, and how many
     int done_rows;
     assign ready = state == WIN ? w_ready : e_ready;
@@ -337,9 +365,7 @@ module hlsgen_core #(
                     if (v < VEC && p < PE && o0 + p < O && ox0 + v < OW) begin
                         we[v * MP + p] = 1'b1;
                         waddr[v * MP + p] = w_dst + ((n * O + o0 + p) * OH + oy) * OW + ox0 + v;
-                        wdata[v * MP + p] = w_max ? SB'(acc_next[v * MP + p])
-                            : finish(acc_next[v * MP + p] * PW'(rq_m0[w_rq + o0 + p]) + rq_bias[w_rq + o0 + p],
-                                     w_rq + o0 + p);
+                        wdata[v * MP + p] = dp_wq[(v * MP + p) * SB +: SB];
                     end
                 end
             end
@@ -429,7 +455,6 @@ module hlsgen_core #(
                     end
                 end
                 WIN: if (ready) begin
-                    for (int k = 0; k < NO; k++) acc[k] <= acc_next[k];
                     if (!last_step) r0 <= r0 + SIMD;
                     else begin
                         r0 <= 0;

@@ -57,12 +57,13 @@ module hlsgen_requant #(
         end
     end
 
-    // stage 2: round_shift, zero point, saturation (hlsgen_pkg::requant_tail) into the register
-    localparam int RW = hlsgen_pkg::RQ_W;
+    // stage 2: round_shift, zero point, saturation (hlsgen_rq_tail) into the register
+    localparam int RW = 128;                 // wider than any requantizer product hlsgen emits
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: the saturated value fits OUT_W + 1 bits
     logic signed [RW-1:0] tail;
     /* verilator lint_on UNUSEDSIGNAL */
-    assign tail = hlsgen_pkg::requant_tail(RW'(p1), sh1, HALF_EVEN, RW'(zp1), RW'(lo1), RW'(hi1));
+    hlsgen_rq_tail #(.W(RW)) rq (.p(RW'(p1)), .sh(sh1), .half_even(HALF_EVEN), .zp(RW'(zp1)), .lo(RW'(lo1)),
+                                 .hi(RW'(hi1)), .q(tail));
 
     always_ff @(posedge clk) begin
         if (!rst_n) v2 <= 1'b0;

@@ -1,7 +1,7 @@
 // hlsgen: per-channel requantization of NP accumulators at once, from the channel tables hlsgen
 // writes ($readmemh: RQ_MULT, RQ_BIAS, RQ_SHIFT, RQ_LO, RQ_HI, N words each):
 // q = clamp(round((acc x mult[ch] + bias[ch]) >> shift[ch]) + ZP_OUT, lo[ch], hi[ch]), the
-// arithmetic of hlsgen_pkg::requant_tail (hlsgen_requant's). Combinational; shared by
+// arithmetic of hlsgen_rq_tail (hlsgen_requant's). Combinational; shared by
 // hlsgen_linear and hlsgen_window_reduce. Ports are packed (accumulator p at bits
 // [p*ACC_W +: ACC_W], and so on) and the product is ACC_W x 32 bits, so that Yosys reads the
 // module and maps the multiply at its real width.
@@ -34,7 +34,7 @@ module hlsgen_rq_rom #(
         $readmemh(RQ_LO, rq_lo);
         $readmemh(RQ_HI, rq_hi);
     end
-    localparam int RW = hlsgen_pkg::RQ_W;
+    localparam int RW = (ACC_W + 32 > PW ? ACC_W + 32 : PW) + 2;   // the product plus the bias
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: the saturated value fits OUT_W bits
     genvar p;
     generate
@@ -46,8 +46,8 @@ module hlsgen_rq_rom #(
             assign a = acc[p * ACC_W +: ACC_W];
             assign c = ch[p * 32 +: 32];
             assign prod = a * rq_mult[c];
-            assign v = hlsgen_pkg::requant_tail(RW'(prod) + RW'(rq_bias[c]), rq_shift[c], HALF_EVEN, RW'(ZP_OUT),
-                                                RW'(rq_lo[c]), RW'(rq_hi[c]));
+            hlsgen_rq_tail #(.W(RW)) rq (.p(RW'(prod) + RW'(rq_bias[c])), .sh(rq_shift[c]), .half_even(HALF_EVEN),
+                                         .zp(RW'(ZP_OUT)), .lo(RW'(rq_lo[c])), .hi(RW'(rq_hi[c])), .q(v));
             assign q[p * OUT_W +: OUT_W] = v[OUT_W-1:0];
         end
     endgenerate

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...ir.graph import Graph
 from ...ops import OPS
-from ...schedule.cost import depth_of, port_bytes_per_cycle
+from ...schedule.cost import Resources, depth_of, evaluate, port_bytes_per_cycle
 from ...schedule.scheduler import MEMORY_LATENCY_CYCLES
 from ...schedule.schedule import Schedule
 from ...ir.types import container_bits
@@ -287,6 +287,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     what: Dict[int, List[str]] = {c: [] for c in range(ncores)}
     taps: List[int] = []
     lanes = {c: {"MV": 1, "MP": 1, "MS": 1, "ML": 1} for c in range(ncores)}
+    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "WV": 0, "WP": 0, "WS": 0, "QV": 0, "QP": 0, "ET": 0, "EL": 1,
+                 "dense": True, "small": True} for c in range(ncores)}
     per_task: Dict[str, int] = {}
     depth = 1
     for k, w in enumerate(program):
@@ -301,6 +303,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         tap_off = len(taps)
         kind = f[WORD["KIND"]]
         out = root(tensor_of[f[WORD["DST"]]])
+        _check_zero_points(t, f, st["sb"])
+        _arith(arith[c], t, graph, f, vec, pe, simd)
         if kind == KIND_WINDOW:
             taps += _taps(f)
             lanes[c].update(MV=max(lanes[c]["MV"], vec), MP=max(lanes[c]["MP"], pe), MS=max(lanes[c]["MS"], simd))
@@ -316,6 +320,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                 srcs = [tensor_of[f[WORD["SRC"]]]]
             sshape = graph.tensors[srcs[0]].shape if kind == KIND_SCATTER else ()
             order, pdiv, pid = _iteration(kind, t, oshape, sshape, last, counter[out])
+        arith[c]["XB"] = max([arith[c]["XB"]] + [graph.tensors[n].dtype.bits for n in srcs if n is not None])
         first_of_core = not words[c]
         per_task[t.name] = per_task.get(t.name, 0) + word_cycles(f, vec, pe, simd, lat) - (1 if first_of_core else 0)
         f[WORD["DST"]] = base[f[WORD["DST"]]]
@@ -381,18 +386,28 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         allw += words[c]
         cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]), "first": first,
                       "last": len(allw) // nf, "what": ", ".join(label(n, 40) for n in what[c])})
-    ln = {k: max(lanes[c][k] for c in range(ncores)) for k in ("MV", "MP", "MS", "ML")} if ncores else \
-        {"MV": 1, "MP": 1, "MS": 1, "ML": 1}
     prog = write_mem(outdir / "program.mem", allw or [0], 32)
     for ch in channels:
         core, k = first_word[ch.task]
         ch.word = cores[core]["first"] + k
     dma = _dma_context(channels, pointers, outdir, st["wbits"], sched.port_bits)
     core_params = {"NT": max(1, len(allw) // nf), "NF": nf, "SB": sb, "WROM_WORDS": len(st["wrom"]), "WB": st["wbits"],
-                   "TAP_WORDS": max(1, len(taps)), "RQ_ROWS": rq["size"], "PW": pw, **ln,
-                   "NC": max(1, len(counter) + len(staged)),
-                   "NR": max(ln["MV"] * ln["MP"] * ln["MS"], 2 * ln["ML"]), "NW": max(ln["MV"] * ln["MP"], ln["ML"]),
-                   "MD": depth, "WBEAT": dma["wbeat"]}
+                   "TAP_WORDS": max(1, len(taps)), "RQ_ROWS": rq["size"], "PW": pw,
+                   "NC": max(1, len(counter) + len(staged)), "MD": depth, "WBEAT": dma["wbeat"]}
+    for core in cores:                       # each core's lanes and arithmetic: what its own words use
+        ln, ar = lanes[core["index"]], arith[core["index"]]
+        core["params"] = {**ln, "NR": max(ln["MV"] * ln["MP"] * ln["MS"], 2 * ln["ML"]),
+                          "NW": max(ln["MV"] * ln["MP"], ln["ML"]),
+                          **{k: ar[k] for k in ("CWB", "XB", "AW", "WV", "WP", "WS", "QV", "QP", "ET", "EL")},
+                          "PACK": _pack(ar, device)}
+        # the cost model's datapath for this core: a dataflow task's own, a sequential stage's the
+        # largest of its tasks' (the stage time-shares one core)
+        res = Resources()
+        for name in what[core["index"]]:
+            t = tasks[name]
+            res = res.max(evaluate(OPS[t.op].loops(t, graph), plans[name].folding, device).res)
+        core["model"] = {"dsp": res.dsp, "lut": res.lut, "ff": res.ff}
+        core["tasks"] = [label(n, 40) for n in what[core["index"]]]
     core_files = {"PROGRAM": f"../rtl/{prog.name}", **{k: f"../rtl/{p.name}" for k, p in shared.items()}}
     for s in stages:
         bits = ["1" if c in s["set"] else "0" for c in reversed(range(ncores))]
@@ -432,6 +447,57 @@ def _dma_context(channels: List[offchip.Channel], pointers: List[Dict], outdir: 
             "wbeat": max([ch.beat for ch in channels if ch.what == "weights"], default=1),
             "axi_ports": offchip.AXI_PORTS, "dw": dw, "maxb": offchip.MAXB, "outst": offchip.OUTST,
             "ctrl_addr_bits": max(6, (0x10 + 12 * len(pointers)).bit_length())}
+
+
+def _arith(a: Dict, task, graph: Graph, f: List[int], vec: int, pe: int, simd: int) -> None:
+    """Accumulate what a core's datapath (hlsgen_core_dp) needs for one of its words at its
+    lanes (vec, pe, simd): weight and accumulator bits, the envelope of the lanes that multiply
+    (WV, WP, WS: words with weights) and of the outputs that are requantized (QV, QP), the
+    elementwise terms, and whether int4 x int8 packing applies (every weighted word's weights
+    <= 4 bits and activations <= 8 bits, as the cost model's macs_per_dsp; `dense`: the
+    activation is the same for every output channel, so pairs along PE may share it)."""
+    kind = f[WORD["KIND"]]
+    rq = task.attrs.get("requant")
+    if kind == KIND_ELTWISE:
+        a["ET"] = max(a["ET"], f[WORD["E_NT"]], 1)
+        a["EL"] = max(a["EL"], vec * pe)
+        return
+    if kind != KIND_WINDOW or f[WORD["W_MAX"]]:
+        return
+    a["QV"], a["QP"] = max(a["QV"], vec), max(a["QP"], pe)
+    a["AW"] = max(a["AW"], rq.term_bits if rq is not None and rq.term_bits else 64)
+    if f[WORD["W_WSRC"]] >= 0:
+        nest = OPS[task.op].loops(task, graph)
+        a["WV"], a["WP"], a["WS"] = max(a["WV"], vec), max(a["WP"], pe), max(a["WS"], simd)
+        a["CWB"] = max(a["CWB"], graph.tensors[task.inputs[1]].dtype.bits)
+        a["small"] = a["small"] and nest.weight_bits <= 4 and nest.act_bits <= 8
+        a["dense"] = a["dense"] and f[WORD["W_OG"]] >= f[WORD["W_O"]]
+
+
+def _pack(a: Dict, device) -> int:
+    """hlsgen_core_dp's PACK for a core: pairs of multiplying lanes on one multiplier when the
+    cost model packs (DSP48E2, weights <= 4 bits, activations <= 8), along whichever of PE (dense
+    words only) and VEC needs fewer multipliers, as cost.packed_multipliers counts them."""
+    if not (a["WS"] and a["small"] and device.dsp_type == "DSP48E2"):
+        return 0
+    options = []
+    if a["dense"] and a["WP"] > 1:
+        options.append((-(-a["WP"] // 2) * a["WV"], 1))
+    if a["WV"] > 1:
+        options.append((a["WP"] * -(-a["WV"] // 2), 2))
+    return min(options)[1] if options else 0
+
+
+def _check_zero_points(task, f: List[int], sb: int) -> None:
+    """hlsgen_core_dp subtracts zero points at SB + 1 bits: each must fit SB bits."""
+    kind = f[WORD["KIND"]]
+    zps = [f[WORD["W_ZP"]]] if kind == KIND_WINDOW else \
+        [f[WORD["E_TERMS"] + j * WORD["E_TERM"] + WORD["E_ZP"]] for j in range(f[WORD["E_NT"]])] \
+        if kind == KIND_ELTWISE else []
+    for zp in zps:
+        if not -(1 << (sb - 1)) <= zp < (1 << (sb - 1)):
+            raise ValueError(f"task {label(task.name, 40)}: zero point {zp} does not fit the RTL's {sb}-bit "
+                             "activations")
 
 
 def _port(s, by_name: Dict[str, int]) -> Dict:

