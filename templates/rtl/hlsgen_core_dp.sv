@@ -16,9 +16,9 @@
 // lanes on one multiplier, as hlsgen_mac_pair does (int4 x int8, the cost model's two
 // products per DSP48E2):
 //   PACK = 1: lanes p and p + 1 (same pixel and tap, so the same activation when the core's
-//             weighted words are dense convs or linears): (w1 * 2^S1 + w0) * (x - zp);
+//             weighted words are dense convs or linears): (w1 * 2^SP + w0) * (x - zp);
 //   PACK = 2: lanes v and v + 1 (same output channel and tap, so the same weight for every
-//             conv): ((x1 - zp) * 2^S2 + (x0 - zp)) * w.
+//             conv): ((x1 - zp) * 2^SP + (x0 - zp)) * w.
 // The accumulators are AW bits: the widest accumulator range of the core's tasks (sums wrap
 // modulo 2^AW, so a final value that fits is exact).
 //
@@ -89,9 +89,9 @@ module hlsgen_core_dp #(
     // the requantizer (hlsgen_rq_tail) works at RW bits: wider than a window output's product
     // plus its bias and than an elementwise lane's two products plus its bias
     localparam int RW0 = (AW + 32 > DW + 34) ? AW + 32 : DW + 34;
-    localparam int RW = (RW0 > PW ? RW0 : PW) + 2;
-    localparam int S1 = PRW + 1;             // PACK 1: |w0 * d| < 2^(S1-1)
-    localparam int S2 = PRW + 1;             // PACK 2: |w * d0| < 2^(S2-1)
+    localparam int RW = (RW0 > PW ? RW0 : PW) + 2;   // PW (kernel.py's requantization width) also
+                                             // covers the largest shift + 2, which the rounding needs
+    localparam int SP = PRW + 1;             // a packed pair's field: each product |w * d| < 2^(SP-1)
 
     // ---------------------------------------------------------------- products
     logic signed [DW-1:0] d[NL];             // x - zp of every lane
@@ -107,36 +107,34 @@ module hlsgen_core_dp #(
             localparam int S = k % MS;
             if (!(V < WV && P < WP && S < WS)) begin : g_add     // no multiplier: x - zp
                 assign prod[k] = PRW'(d[k]);
-            end else if (PACK == 1 && P % 2 == 0 && P + 1 < WP) begin : g_pe   // pair along PE: one activation
-                logic signed [DW-1:0] a;          // the shared activation, from a live lane of the pair
-                logic signed [WB+S1:0] pw;
-                logic signed [WB+S1+DW:0] pp;
-                logic signed [S1-1:0] low;
+            end else if ((PACK == 1 && P % 2 == 0 && P + 1 < WP) || (PACK == 2 && V % 2 == 0 && V + 1 < WV))
+            begin : g_pair                    // lanes k and K2 on one multiplier: two packed operands
+                localparam int K2 = PACK == 1 ? k + MS : k + MP * MS;   // the pair's other lane
+                localparam int OW = PACK == 1 ? WB : DW;   // the packed operands: weights (PE) or x - zp (VEC)
+                localparam int QW = PACK == 1 ? DW : WB;   // the shared one
+                logic signed [OW-1:0] f0, f1;
+                logic signed [QW-1:0] q;          // the shared operand, from a live lane of the pair
+                logic signed [OW+SP:0] pk;
+                logic signed [OW+SP+QW:0] pp;
+                logic signed [SP-1:0] low;
                 /* verilator lint_off UNUSEDSIGNAL */   // waiver: the high field's top bits copy its sign
-                logic signed [WB+S1+DW:0] high;
+                logic signed [OW+SP+QW:0] high;
                 /* verilator lint_on UNUSEDSIGNAL */
-                assign a = live[k] ? d[k] : d[k + MS];
-                assign pw = ((WB+S1+1)'($signed(w[(k + MS) * WB +: WB])) <<< S1) + (WB+S1+1)'($signed(w[k * WB +: WB]));
-                assign pp = pw * a;
-                assign low = pp[S1-1:0];
-                assign high = (pp - (WB+S1+DW+1)'(low)) >>> S1;
+                if (PACK == 1) begin : g_pe   // same pixel and tap: one activation, two weights
+                    assign f0 = $signed(w[k * WB +: WB]);
+                    assign f1 = $signed(w[K2 * WB +: WB]);
+                    assign q = live[k] ? d[k] : d[K2];
+                end else begin : g_vec        // same channel and tap: one weight, two activations
+                    assign f0 = d[k];
+                    assign f1 = d[K2];
+                    assign q = live[k] ? $signed(w[k * WB +: WB]) : $signed(w[K2 * WB +: WB]);
+                end
+                assign pk = ((OW+SP+1)'(f1) <<< SP) + (OW+SP+1)'(f0);
+                assign pp = pk * q;
+                assign low = pp[SP-1:0];
+                assign high = (pp - (OW+SP+QW+1)'(low)) >>> SP;
                 assign prod[k] = wuse ? PRW'(low) : PRW'(d[k]);
-                assign prod[k + MS] = wuse ? PRW'(high) : PRW'(d[k + MS]);
-            end else if (PACK == 2 && V % 2 == 0 && V + 1 < WV) begin : g_vec   // pair along VEC: one weight
-                logic signed [WB-1:0] c;          // the shared weight, from a live lane of the pair
-                logic signed [DW+S2:0] pd;
-                logic signed [WB+S2+DW:0] pp;
-                logic signed [S2-1:0] low;
-                /* verilator lint_off UNUSEDSIGNAL */   // waiver: the high field's top bits copy its sign
-                logic signed [WB+S2+DW:0] high;
-                /* verilator lint_on UNUSEDSIGNAL */
-                assign c = live[k] ? $signed(w[k * WB +: WB]) : $signed(w[(k + MP * MS) * WB +: WB]);
-                assign pd = ((DW+S2+1)'(d[k + MP * MS]) <<< S2) + (DW+S2+1)'(d[k]);
-                assign pp = pd * c;
-                assign low = pp[S2-1:0];
-                assign high = (pp - (WB+S2+DW+1)'(low)) >>> S2;
-                assign prod[k] = wuse ? PRW'(low) : PRW'(d[k]);
-                assign prod[k + MP * MS] = wuse ? PRW'(high) : PRW'(d[k + MP * MS]);
+                assign prod[K2] = wuse ? PRW'(high) : PRW'(d[K2]);
             end else if (!(PACK == 1 && P % 2 == 1) && !(PACK == 2 && V % 2 == 1)) begin : g_one
                 assign prod[k] = wuse ? PRW'($signed(w[k * WB +: WB]) * d[k]) : PRW'(d[k]);
             end                               // (else: the second lane of a pair, set above)
