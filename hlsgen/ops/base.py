@@ -49,6 +49,8 @@ class LoopNest:
     drain_blocks: int = 0        # input blocks the work is spread over, when not `blocks` (a global
                                  # pool: one output, but it accumulates as each input row arrives)
     free: bool = False           # a pure re-interpretation (reshape): no hardware, no cycles
+    elementwise: bool = False    # its requantization multipliers are per element (add, requant,
+                                 # clip), not per window output: a time-shared core's separate pool
 
     def with_window(self, window_bits: int) -> "LoopNest":
         return dataclasses.replace(self, window_bits=window_bits)
@@ -84,7 +86,13 @@ def acc_bits(task) -> int:
     return max(8, int(rq.product_bits) - 31) if rq is not None else 32
 
 
-def reduction_acc_bits(act: int, weight: int, length: int) -> int:
+def reduction_acc_bits(act: int, weight: int, length: int, task=None) -> int:
+    """Accumulator width of a reduction: the exact range of its sums where the frontend knows it
+    (the requantizer's term_bits, from the real weights: what the RTL sizes its accumulators
+    to), else the bound act + weight + log2(length)."""
+    rq = task.attrs.get("requant") if task is not None else None
+    if rq is not None and rq.term_bits:
+        return int(rq.term_bits)
     return act + weight + max(1, int(length - 1).bit_length())
 
 
@@ -108,7 +116,7 @@ def elementwise_loops(task, graph, requant_terms=0) -> LoopNest:
     rows = out.shape[0] * out.shape[2] if len(out.shape) == 4 else outer
     return LoopNest(vectors=outer, pe_bound=c, vec_bound=row_width(out.shape),
                     act_bits=act_bits(graph, task.inputs[0]), acc_bits=acc_bits(task) if requant_terms else 0,
-                    requant_terms=requant_terms, blocks=max(1, rows))
+                    requant_terms=requant_terms, blocks=max(1, rows), elementwise=True)
 
 
 def register(cls):

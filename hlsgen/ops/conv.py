@@ -75,7 +75,7 @@ def window_conv_loops(task, graph, rows: int, reads_per_tap: int = 1, extra_act_
     window = rows * (x.shape[3] + pw[0] + pw[1]) * x.shape[1] * ab
     return LoopNest(vectors=n * oh * ow * reads_per_tap, pe_bound=o, simd_bound=cg * kh * kw, vec_bound=ow, multiply=True,
                     act_bits=ab + extra_act_bits, weight_bits=wb,
-                    acc_bits=reduction_acc_bits(ab + extra_act_bits, wb, cg * kh * kw),
+                    acc_bits=reduction_acc_bits(ab + extra_act_bits, wb, cg * kh * kw, task),
                     weights=w.size, requant_terms=1, blocks=n * oh, lookahead=rows, window_bits=window)
 
 
@@ -146,6 +146,6 @@ class ConvTranspose(OpKind):
         # of a group reduced per output (simd); KH output rows stay buffered
         return LoopNest(vectors=int(x.shape[0] * x.shape[2] * x.shape[3]), pe_bound=og * groups,
                         simd_bound=(ci // groups) * kh * kw, vec_bound=x.shape[3], multiply=True, act_bits=ab,
-                        weight_bits=wb, acc_bits=reduction_acc_bits(ab, wb, (ci // groups) * kh * kw), weights=w.size,
+                        weight_bits=wb, acc_bits=reduction_acc_bits(ab, wb, (ci // groups) * kh * kw, task), weights=w.size,
                         requant_terms=1, blocks=n * x.shape[2], lookahead=1,
                         window_bits=kh * ow * og * groups * 32)

@@ -38,5 +38,5 @@ class Linear(OpKind):
         ab, wb = act_bits(graph, task.inputs[0]), w.dtype.bits
         # rows stream one after another; a consumer can start after the first row
         return LoopNest(vectors=rows, pe_bound=nout, simd_bound=k, vec_bound=1, multiply=True,
-                        act_bits=ab, weight_bits=wb, acc_bits=reduction_acc_bits(ab, wb, k),
+                        act_bits=ab, weight_bits=wb, acc_bits=reduction_acc_bits(ab, wb, k, task),
                         weights=w.size, requant_terms=1, blocks=rows)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 from ..ops.base import LoopNest
 from .device import RESOURCES, Device
@@ -166,6 +166,9 @@ class TaskOption:
     cycles: int          # compute cycles for one input (pipeline depth included)
     depth: int           # pipeline depth (latency of one lane)
     res: Resources       # datapath resources (DSP, LUT, FF; line buffers come from the stage)
+    # res.dsp as three pools (core_dsp), each a product of factors: MAC (units, DSPs per unit),
+    # window requantizers (outputs, DSPs per output), elementwise (lanes, terms, DSPs per term)
+    roles: Tuple[int, ...] = (0,) * 7
 
 
 def depth_of(nest: LoopNest, f: Folding) -> int:
@@ -180,9 +183,10 @@ def evaluate(nest: LoopNest, f: Folding, device: Device) -> TaskOption:
     iters = (nest.vectors // f.vec) * -(-nest.pe_bound // f.pe) * -(-nest.simd_bound // f.simd)
     d = depth_of(nest, f)
     lanes = f.lanes
-    dsp = lut = ff = 0
+    roles = [0] * 7
+    lut = ff = 0
     if nest.multiply:
-        dsp += packed_multipliers(f, macs_per_dsp(nest, device)) * _tiles(nest.act_bits, nest.weight_bits)
+        roles[0:2] = packed_multipliers(f, macs_per_dsp(nest, device)), _tiles(nest.act_bits, nest.weight_bits)
         # adder tree over simd lanes and the accumulator of every output lane
         lut += lanes * (nest.acc_bits // 2 + 4) + f.vec * f.pe * nest.acc_bits
         ff += lanes * (nest.act_bits + nest.weight_bits) + f.vec * f.pe * nest.acc_bits * 2
@@ -192,12 +196,30 @@ def evaluate(nest: LoopNest, f: Folding, device: Device) -> TaskOption:
         ff += lanes * max(nest.act_bits, nest.acc_bits)
     if nest.requant_terms:
         out_lanes = f.vec * f.pe
-        dsp += out_lanes * nest.requant_terms * _tiles(max(nest.acc_bits, 8), 32)
+        tiles = _tiles(max(nest.acc_bits, 8), 32)
+        if nest.elementwise:
+            roles[4:7] = out_lanes, nest.requant_terms, tiles
+        else:
+            roles[2:4] = out_lanes * nest.requant_terms, tiles
         lut += out_lanes * (nest.acc_bits + 16)
         ff += out_lanes * (nest.acc_bits + 32) * 2
     lut += TASK_BASE_LUT
     ff += TASK_BASE_FF
-    return TaskOption(f, iters + d, d, Resources(dsp=dsp, lut=lut, ff=ff))
+    return TaskOption(f, iters + d, d, Resources(dsp=pools_dsp(roles), lut=lut, ff=ff), tuple(roles))
+
+
+def pools_dsp(r) -> int:
+    """DSPs of the three pools of `roles` factors (TaskOption.roles, or their maxima)."""
+    return r[0] * r[1] + r[2] * r[3] + r[4] * r[5] * r[6]
+
+
+def core_dsp(options: List[TaskOption]) -> int:
+    """DSPs of one core time-shared by tasks at these options (a sequential stage). Its MAC
+    units, window requantizers and elementwise multipliers are three pools that hlsgen_core_dp
+    routes every task's lanes onto, each built for its largest user in every factor (as many
+    units as the most any task uses, each as wide as the widest product), so the core is the sum
+    of the pools at the maxima, not the largest task."""
+    return pools_dsp([max((o.roles[r] for o in options), default=0) for r in range(7)])
 
 
 def _divisors(n: int, limit: int) -> List[int]:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
@@ -43,8 +43,8 @@ from ..errors import HlsgenError
 from ..ir.graph import Graph
 from ..ir.types import container_bits
 from ..ops import OPS
-from .cost import (Folding, Resources, TaskOption, budget, evaluate, fifo, fits, onchip_bits, pareto, pareto_options,
-                   port_bytes_per_cycle, shortfall, storage, transfer_cycles)
+from .cost import (Folding, Resources, TaskOption, budget, core_dsp, evaluate, fifo, fits, onchip_bits, pareto,
+                   pareto_options, pools_dsp, port_bytes_per_cycle, shortfall, storage, transfer_cycles)
 from .device import Device
 from .schedule import Buffer, Schedule, Stage, TaskPlan
 
@@ -63,6 +63,7 @@ RECONF_LUT_PER_TASK = 64     # operand/result muxes of a core per extra configur
 WEIGHT_REGISTER_BITS = 16384  # weight arrays up to this size are fully partitioned into registers
 GREEDY_STEPS = 24            # latency refinement of a dataflow allocation: at most this many upgrades,
 GREEDY_TRIALS = 6            # each trying the slowest tasks
+SEQ_GREEDY_STEPS = 256       # growth of a sequential core (pools): at most this many upgrades
 
 
 @dataclass(frozen=True)
@@ -160,7 +161,7 @@ class Problem:
                     best = o
                 dsps.append(o.res.dsp)
                 picks.append(best)
-            arr = np.array([[p.cycles, p.res.dsp, p.res.bram18, p.res.uram, p.res.lut, p.res.ff] for p in picks],
+            arr = np.array([[p.cycles, p.res.dsp, p.res.bram18, p.res.uram, p.res.lut, p.res.ff, *p.roles] for p in picks],
                            dtype=np.int64)
             self._by_dsp.append((np.array(dsps, dtype=np.int64), picks, arr))
         self._cache: Dict = {}
@@ -269,7 +270,6 @@ class Problem:
         """Resident weights are reserved densely for the whole design; a folding that reads
         more weight bits per cycle than those blocks' ports deliver needs the array split over
         more blocks: the extra blocks are charged to the folding (so to its stage)."""
-        from dataclasses import replace
         dense = self.weight_dense[k]
         out = []
         for o in ol:
@@ -521,7 +521,7 @@ class Problem:
             cands = np.array([0], dtype=np.int64)
         # per task and candidate core size D: the fastest option using at most D DSPs
         per = np.zeros((len(cands), 6), dtype=np.int64)
-        core = np.zeros((len(cands), 6), dtype=np.int64)
+        core = np.zeros((len(cands), 13), dtype=np.int64)    # maxima over tasks (columns as arr)
         valid = np.ones(len(cands), dtype=bool)
         idxs = []
         for k, (nbytes, tcyc, tlat) in zip(range(i, j), traffic):
@@ -534,20 +534,100 @@ class Problem:
             core = np.maximum(core, rows)
             idxs.append(idx)
         extra = mem + mux
-        need = core[:, 1:] + np.array(extra.as_tuple(), dtype=np.int64)
-        ok = valid & np.all(need <= np.array(cap.as_tuple(), dtype=np.int64), axis=1)
-        if not ok.any():
-            chosen = [min(ol, key=lambda o: (o.res.dsp, o.res.lut)) for ol in self.options[i:j]]
+        need = core[:, 1:6] + np.array(extra.as_tuple(), dtype=np.int64)
+        need[:, 0] = pools_dsp(core[:, 6:].T) + extra.dsp        # the core's DSPs: its three pools (core_dsp)
+        capv = np.array(cap.as_tuple(), dtype=np.int64)
+        ok = valid & np.all(need <= capv, axis=1)
+        # the three pools make one budget D a coarse search (a task may take more of a pool
+        # another task already needs, for free): also grow the smallest core greedily
+        ext = np.array(extra.as_tuple(), dtype=np.int64)
+        best = None
+        if ok.any():
+            cycles_all = B * per[:, 0] + STAGE_SWITCH_CYCLES
+            order = np.lexsort((need[:, 3], need[:, 0], cycles_all))   # cycles, then DSP, then LUT
+            c = int(order[np.argmax(ok[order])])                         # the best core size that fits
+            best = (int(cycles_all[c]), int(need[c, 0]), [int(ix[c]) for ix in idxs], need[c])
+        greedy = self._grow_core(i, j, traffic, ext, capv)
+        if best is None and greedy is None:
+            chosen = [self._by_dsp[k][1][0] for k in range(i, j)]
             core_r = Resources()
             for o in chosen:
                 core_r = core_r.max(o.res)
+            core_r = replace(core_r, dsp=core_dsp(chosen))
             return _SegResult(0, core_r + mem + mux, {}, False, shortfall(core_r + mem + mux, self.stage_budget))
-        cycles_all = B * per[:, 0] + STAGE_SWITCH_CYCLES
-        order = np.lexsort((core[:, 4], core[:, 1], cycles_all))   # cycles, then DSP, then LUT
-        c = int(order[np.argmax(ok[order])])                         # the best core size that fits
-        chosen = [self._by_dsp[k][1][int(ix[c])] for k, ix in zip(range(i, j), idxs)]
-        res = Resources(*(int(v) for v in need[c]))
-        return _SegResult(int(cycles_all[c]), res, {"chosen": chosen, "traffic": traffic, "scratch": scratch}, True)
+        if greedy is not None:
+            g_idx, g_per, g_need = greedy
+            g = (int(B * g_per + STAGE_SWITCH_CYCLES), int(g_need[0]), g_idx, g_need)
+            if best is None or g[:2] < best[:2]:
+                best = g
+        cycles, _, pick, nd = best
+        chosen = [self._by_dsp[k][1][ix] for k, ix in zip(range(i, j), pick)]
+        res = Resources(*(int(v) for v in nd))
+        return _SegResult(cycles, res, {"chosen": chosen, "traffic": traffic, "scratch": scratch}, True)
+
+    def _grow_core(self, i: int, j: int, traffic, extra, capv):
+        """A sequential core grown greedily: from every task at its fewest-DSP option, first every upgrade the core already has room
+        for (a faster option that adds nothing to its maxima), then the one upgrade that gains
+        the most cycles per DSP the core adds, repeated (at most SEQ_GREEDY_STEPS times) while
+        the core fits. Returns the option indices, one pass's cycles and the core's resources,
+        or None when the start does not fit."""
+        n = j - i
+        arrs = [self._by_dsp[k][2] for k in range(i, j)]
+        L = max(len(a) for a in arrs)
+        lens = np.array([len(a) for a in arrs])
+        rows_all = np.zeros((n, L, arrs[0].shape[1]), dtype=np.int64)   # padded with each task's last option
+        eff = np.zeros((n, L), dtype=np.int64)
+        for t, (a, k, (_, tcyc, tlat)) in enumerate(zip(arrs, range(i, j), traffic)):
+            rows_all[t, :len(a)] = a
+            rows_all[t, len(a):] = a[-1]
+            e = np.maximum(a[:, 0], tcyc) + tlat + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0)
+            eff[t, :len(a)] = e
+            eff[t, len(a):] = e[-1]
+        # each option's next strictly faster one (L: none); eff never rises along a task's
+        # options (_by_dsp keeps the best cycles so far)
+        nxt = np.full((n, L), L, dtype=np.int64)
+        for x in range(L - 2, -1, -1):
+            nxt[:, x] = np.where((eff[:, x + 1] < eff[:, x]) & (x + 1 < lens), x + 1, nxt[:, x + 1])
+        ar = np.arange(n)
+        idx = np.zeros(n, dtype=np.int64)
+
+        def need(core):
+            nd = core[..., 1:6] + extra
+            nd[..., 0] = pools_dsp(np.moveaxis(core[..., 6:], -1, 0)) + extra[0]
+            return nd
+
+        rows = rows_all[ar, idx]
+        core = rows.max(axis=0)
+        cur = need(core)
+        if np.any(cur > capv):
+            return None
+        neg = np.full(rows.shape[1], -1, dtype=np.int64)
+        for _ in range(SEQ_GREEDY_STEPS):
+            cand = nxt[ar, idx]
+            has = cand < L
+            new_rows = rows_all[ar, np.minimum(cand, L - 1)]
+            free = has & np.all(new_rows[:, 1:] <= core[1:], axis=1)
+            if free.any():                   # upgrades inside the core as it is: all at once
+                idx = np.where(free, cand, idx)
+                rows = rows_all[ar, idx]
+                continue
+            if not has.any():
+                break
+            pre = np.vstack([neg, np.maximum.accumulate(rows, axis=0)[:-1]])                # tasks before t
+            suf = np.vstack([np.maximum.accumulate(rows[::-1], axis=0)[::-1][1:], neg])     # and after
+            cores = np.maximum(np.maximum(pre, suf), new_rows)
+            nd = need(cores)
+            gain = eff[ar, idx] - eff[ar, np.minimum(cand, L - 1)]
+            fit = has & (gain > 0) & np.all(nd <= capv, axis=1)
+            if not fit.any():
+                break
+            added = nd[:, 0] - cur[0]
+            key = np.where(fit, np.where(added > 0, gain / np.maximum(added, 1), gain * 1e6), -1.0)
+            t = int(np.argmax(key))
+            idx[t] = cand[t]
+            rows[t] = new_rows[t]
+            core, cur = cores[t], nd[t]
+        return [int(x) for x in idx], int(eff[ar, idx].sum()), cur
 
     def _signature(self, i: int, j: int, mode: str):
         """Everything a segment's cost depends on, position-free: repeated layers (a transformer
