@@ -33,8 +33,8 @@ def main():
         cases += [(net, "dataflow", "u280", ["--device", "u280"]) for net in U280_NETS]
     rows = []
     print("| design | mode | target | stages | cores (dataflow / sequential) | DSP48E2 (Yosys, cores) | DSP (model, same cores) "
-          "| error | DSP (model, design) | dataflow cores within 10% | LUT (Yosys) | Yosys s |")
-    print("|---|---|---|---:|---|---:|---:|---:|---:|---|---:|---:|")
+          "| error | DSP (model, design) | dataflow cores within 10% | sequential cores within 10% | LUT (Yosys) | Yosys s |")
+    print("|---|---|---|---:|---|---:|---:|---:|---:|---|---|---:|---:|")
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
         for net, mode, target, opts in cases:
@@ -49,18 +49,20 @@ def main():
             t0 = time.perf_counter()
             r = subprocess.run(["make", "-C", str(out), "synth-yosys"], capture_output=True, text=True)
             if r.returncode != 0:
-                print(f"| {net} | {mode} | {target} | synth-yosys failed: {r.stderr.strip()[-300:]} |||||||||")
+                print(f"| {net} | {mode} | {target} | synth-yosys failed: {r.stderr.strip()[-300:]} ||||||||||")
                 continue
             doc = json.loads((out / "results" / "yosys.json").read_text())
             d = doc["design"]
             cores = doc["cores"]
             flow = [c for c in cores if c["mode"] == "dataflow"]
             seq = [c for c in cores if c["mode"] == "sequential"]
-            ok = sum(1 for c in flow if abs(c["model"]["dsp"] - c["yosys"]["DSP48E2"]) <= 0.10 * max(1, c["yosys"]["DSP48E2"]))
+            def within(cs):
+                return sum(1 for c in cs if abs(c["model"]["dsp"] - c["yosys"]["DSP48E2"]) <= 0.10 * max(1, c["yosys"]["DSP48E2"]))
             err = d["dsp_error_cores"]
             print(f"| {net} | {mode} | {target} | {d['stages']} | {len(flow)} / {len(seq)} | {d['yosys']['DSP48E2']} | "
                   f"{d['model_sum_of_cores']['dsp']} | {'-' if err is None else f'{err:+.1%}'} | "
-                  f"{d['model_design']['dsp']} | {ok} of {len(flow)} | {d['yosys']['LUT']:,} | "
+                  f"{d['model_design']['dsp']} | {within(flow)} of {len(flow)} | {within(seq)} of {len(seq)} | "
+                  f"{d['yosys']['LUT']:,} | "
                   f"{time.perf_counter() - t0:.0f} |", flush=True)
             rows.append({"net": net, "mode": mode, "target": target, "design": d,
                          "cores": [{k: c[k] for k in ("index", "stage", "mode", "tasks", "params", "yosys", "model",

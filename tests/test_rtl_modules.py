@@ -108,26 +108,42 @@ def test_mac_pair_exhaustive(tmp_path):
     assert tests == 1 and failed == 0
 
 
-DP_CASES = {  # hlsgen_core_dp parameter sets: packed pairs along PE and VEC, plain int8, pools
-    "pack_pe": dict(MV=2, MP=3, MS=2, ML=2, SB=9, XB=8, WB=4, AW=20, PW=48, WV=2, WP=3, WS=2, PACK=1, QV=2, QP=3, ET=2, EL=2),
-    "pack_vec": dict(MV=3, MP=2, MS=3, ML=1, SB=9, XB=8, WB=4, AW=20, PW=48, WV=3, WP=2, WS=3, PACK=2, QV=3, QP=2, ET=1, EL=1),
-    "int8": dict(MV=1, MP=2, MS=4, ML=1, SB=9, XB=8, WB=8, AW=24, PW=48, WV=1, WP=2, WS=4, PACK=0, QV=1, QP=2, ET=0, EL=1),
-    # a sequential core's envelopes: multipliers on the first 2 x 3 lanes of 4 x 4, requantizers on 2
-    # outputs, elementwise arithmetic on 2 of 4 lanes (the others serve moves)
-    "mixed": dict(MV=1, MP=4, MS=4, ML=4, SB=9, XB=8, WB=4, AW=20, PW=48, WV=1, WP=2, WS=3, PACK=1, QV=1, QP=2, ET=2, EL=2),
-    "avgpool": dict(MV=2, MP=2, MS=4, ML=1, SB=9, XB=8, WB=1, AW=14, PW=48, WV=0, WP=0, WS=0, PACK=0, QV=2, QP=2, ET=0, EL=1),
-    "maxpool": dict(MV=1, MP=4, MS=4, ML=1, SB=9, XB=8, WB=1, AW=9, PW=48, WV=0, WP=0, WS=0, PACK=0, QV=0, QP=0, ET=0, EL=1),
+# hlsgen_core_dp parameter sets: the MAC shapes (VEC, PE, SIMD, pairing: 0 none, 1 PE, 2 VEC) and
+# requantizer shapes (VEC, PE) its words may have; packed pairs along PE and VEC, plain int8, pools
+DP_CASES = {
+    "pack_pe": dict(MV=2, MP=3, MS=2, ML=2, WB=4, AW=20, ET=2, EL=2, mac=[(2, 3, 2, 1)], rq=[(2, 3)]),
+    "pack_vec": dict(MV=3, MP=2, MS=3, ML=1, WB=4, AW=20, ET=1, EL=1, mac=[(3, 2, 3, 2)], rq=[(3, 2)]),
+    "int8": dict(MV=1, MP=2, MS=4, ML=1, WB=8, AW=24, ET=0, EL=1, mac=[(1, 2, 4, 0)], rq=[(1, 2)]),
+    # a sequential core: three weighted foldings (PE pairs, VEC pairs, unpaired) time-share its 6
+    # MAC units and 4 requantizers; elementwise arithmetic on 2 of 4 lanes (the others serve moves)
+    "shared": dict(MV=2, MP=4, MS=4, ML=4, WB=4, AW=20, ET=2, EL=2, mac=[(1, 4, 2, 1), (2, 1, 4, 2), (1, 2, 3, 0)],
+                   rq=[(1, 4), (2, 1), (1, 2)]),
+    "avgpool": dict(MV=2, MP=2, MS=4, ML=1, WB=1, AW=14, ET=0, EL=1, mac=[], rq=[(2, 2)]),
+    "maxpool": dict(MV=1, MP=4, MS=4, ML=1, WB=1, AW=9, ET=0, EL=1, mac=[], rq=[]),
 }
+
+
+def _dp_params(case):
+    """The Verilog parameters of a DP_CASES entry, built as hlsgen.backends.rtl.core builds a core's."""
+    from hlsgen.backends.rtl.core import _vector
+    c = dict(case)
+    mac, rq = c.pop("mac") or [(0, 0, 0, 0)], c.pop("rq") or [(0, 0)]
+    units = {0: lambda v, p, s: v * p * s, 1: lambda v, p, s: v * -(-p // 2) * s, 2: lambda v, p, s: -(-v // 2) * p * s}
+    return dict(c, SB=9, XB=8, PW=48, NU=max(units[m](v, p, s) for v, p, s, m in mac), NSH=len(mac),
+                **{k: _vector([sh[i] for sh in mac]) for i, k in enumerate(("SHV", "SHP", "SHS", "SHM"))},
+                NRQ=max(v * p for v, p in rq), NQS=len(rq), QSV=_vector([r[0] for r in rq]), QSP=_vector([r[1] for r in rq]))
 
 
 @pytest.mark.parametrize("case", sorted(DP_CASES))
 def test_core_datapath(tmp_path, case):
     """hlsgen_core_dp (the arithmetic of every generated design's cores) against a Python
-    reference on the golden's rounding: 40 random output groups of two steps each."""
-    params = DP_CASES[case]
+    reference on the golden's rounding: 60 random output groups of two steps each, every shape of
+    the case in turn (a sequential core switching foldings between words)."""
+    params = _dp_params(DP_CASES[case])
     tests, failed = _sim().run([TAIL, RTL / "hlsgen_core_dp.sv"], "hlsgen_core_dp", "cocotb_core_dp", TESTS,
                                tmp_path / "b", parameters=params,
-                               extra_env={"HLSGEN_CASE": json.dumps(dict(params, trials=40, seed=7))})
+                               extra_env={"HLSGEN_CASE": json.dumps(dict(params, mac=DP_CASES[case]["mac"],
+                                                                         rq=DP_CASES[case]["rq"], trials=60, seed=7))})
     assert tests == 1 and failed == 0
 
 

@@ -45,7 +45,7 @@ def main() -> int:
         key = json.dumps(c["params"], sort_keys=True)
         p = c["params"]
         desc = (f"core{c['index']} ({c['mode']}, {', '.join(c['tasks'])}): lanes {p['MV']}x{p['MP']}x{p['MS']}, "
-                f"{p['ML']} elementwise, PACK {p['PACK']}")
+                f"{p['NU']} MAC units, {p['NRQ']} requantizers, {p['ML']} elementwise")
         if key not in done:
             print(f"synth-yosys [{k + 1}/{n}] {desc} ...", file=sys.stderr, flush=True)
             t = time.perf_counter()

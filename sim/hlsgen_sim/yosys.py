@@ -3,6 +3,7 @@
 boundaries) of one module with parameters, and the cell counts it reports. Used by `make synth-yosys` of an
 emitted project (synth_design.py) and by hlsgen's module tests and benchmarks."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -36,7 +37,7 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
             shutil.copy(src, work)
     sets = []
     for k, v in params.items():
-        if isinstance(v, str):                  # a table: copy it in, pass its bare name
+        if isinstance(v, str) and not re.fullmatch(r"\d+'h[0-9a-f]+", v):   # a table: copy it in, pass its bare name
             path = Path(v.strip('"'))
             if path.resolve().parent != work.resolve():
                 shutil.copy(path, work / path.name)

@@ -75,14 +75,18 @@ module hlsgen_core #(
     parameter int MD = 1,                    // the deepest PLAT of any word
     parameter int WBEAT = 1,                 // weights per m_axi beat (the wr_* port)
     parameter int CWB = 8,                   // the datapath (hlsgen_core_dp): bits of this core's weights
-    parameter int XB = 8,                    // and activations, its accumulators, multiplying lanes, packing,
+    parameter int XB = 8,                    // and activations, its accumulators, MAC units and their shapes,
     parameter int AW = 32,
-    parameter int WV = 1,                    // requantized outputs and elementwise terms
-    parameter int WP = 1,
-    parameter int WS = 1,
-    parameter int PACK = 0,
-    parameter int QV = 1,
-    parameter int QP = 1,
+    parameter int NU = 0,                    // requantizers and elementwise terms
+    parameter int NSH = 1,
+    parameter logic [16*NSH-1:0] SHV = '0,
+    parameter logic [16*NSH-1:0] SHP = '0,
+    parameter logic [16*NSH-1:0] SHS = '0,
+    parameter logic [16*NSH-1:0] SHM = '0,
+    parameter int NRQ = 0,
+    parameter int NQS = 1,
+    parameter logic [16*NQS-1:0] QSV = '0,
+    parameter logic [16*NQS-1:0] QSP = '0,
     parameter int ET = 2,
     parameter int EL = 1,
     parameter string PROGRAM = "program.mem",
@@ -336,9 +340,11 @@ module hlsgen_core #(
             dp_ehi[l * 32 +: 32] = rq_hi[e_row[l]];
         end
     end
-    hlsgen_core_dp #(.MV(MV), .MP(MP), .MS(MS), .ML(ML), .SB(SB), .XB(XB), .WB(CWB), .AW(AW), .PW(PW), .WV(WV), .WP(WP), .WS(WS),
-                     .PACK(PACK), .QV(QV), .QP(QP), .ET(ET), .EL(EL)) dp (
-        .clk(clk), .acc_en(w_fire), .first(first_step), .wmax(w_max), .wuse(w_wsrc >= 0), .live(dp_live), .x(dp_x),
+    hlsgen_core_dp #(.MV(MV), .MP(MP), .MS(MS), .ML(ML), .SB(SB), .XB(XB), .WB(CWB), .AW(AW), .PW(PW), .NU(NU), .NSH(NSH),
+                     .SHV(SHV), .SHP(SHP), .SHS(SHS), .SHM(SHM), .NRQ(NRQ), .NQS(NQS), .QSV(QSV), .QSP(QSP), .ET(ET),
+                     .EL(EL)) dp (
+        .clk(clk), .acc_en(w_fire), .first(first_step), .wmax(w_max), .wuse(w_wsrc >= 0), .fv(16'(VEC)), .fp(16'(PE)),
+        .fs(16'(SIMD)), .live(dp_live), .x(dp_x),
         .w(dp_w), .zp((SB + 1)'(w_zp)), .init(SB'(w_init)), .m0(dp_m0), .bias(dp_bias), .shift(dp_shift), .he(dp_he),
         .ozp(dp_ozp), .lo(dp_lo), .hi(dp_hi), .wq(dp_wq), .nt(2'(f[F_E_NT])), .ex(dp_ex), .ezp(dp_ezp), .em(dp_em),
         .ebias(dp_ebias), .eshift(dp_eshift), .ehe(dp_ehe), .eozp(dp_eozp), .elo(dp_elo), .ehi(dp_ehi), .eq(dp_eq)

@@ -10,15 +10,23 @@
 // Window lanes k = (v * MP + p) * MS + s (VEC pixels x PE output channels x SIMD taps); output
 // lane o = v * MP + p. A step adds, for every live lane, w * (x - zp) (w = 1 when the word has
 // no weights: average pools) to its output lane's accumulator, or takes the maximum (max
-// pools). Only the lanes inside the envelope of the core's weighted words (WV x WP x WS) have
-// a multiplier, and only the outputs inside that of its requantizing words (QV x QP) a
-// requantizer: a max pool's wide folding adds comparators, not DSPs. PACK pairs two
-// lanes on one multiplier, as hlsgen_mac_pair does (int4 x int8, the cost model's two
-// products per DSP48E2):
-//   PACK = 1: lanes p and p + 1 (same pixel and tap, so the same activation when the core's
-//             weighted words are dense convs or linears): (w1 * 2^SP + w0) * (x - zp);
-//   PACK = 2: lanes v and v + 1 (same output channel and tap, so the same weight for every
-//             conv): ((x1 - zp) * 2^SP + (x0 - zp)) * w.
+// pools).
+//
+// A sequential core time-shares its arithmetic between tasks of different foldings, so the
+// multipliers are pools, as large as the largest user, not one per lane of the widest folding
+// in each dimension (the cost model's reconfigurable core, hlsgen/schedule/cost.py: core_dsp):
+// - NU MAC units. A weighted word's folding (fv, fp, fs) selects one of the NSH shapes (SHV,
+//   SHP, SHS: 16 bits per shape) and with it a fixed routing of its lanes onto the units. SHM
+//   says how a shape's lanes share a unit (int4 x int8, the cost model's two products per
+//   DSP48E2, as hlsgen_mac_pair does):
+//     0: one lane per unit, w * (x - zp);
+//     1: lanes p and p + 1 (same pixel and tap, so the same activation: dense convs and
+//        linears): (w1 * 2^SP + w0) * (x - zp);
+//     2: lanes v and v + 1 (same output channel and tap, so the same weight for every conv):
+//        ((x1 - zp) * 2^SP + (x0 - zp)) * w.
+// - NRQ requantizers. A requantizing window word's (fv, fp) selects one of the NQS shapes (QSV,
+//   QSP), which routes its outputs onto the requantizers. A max pool's wide folding adds
+//   comparators, not DSPs.
 // The accumulators are AW bits: the widest accumulator range of the core's tasks (sums wrap
 // modulo 2^AW, so a final value that fits is exact).
 //
@@ -35,18 +43,22 @@ module hlsgen_core_dp #(
     parameter int WB = 8,                    // weight bits
     parameter int AW = 32,                   // accumulator bits
     parameter int PW = 64,                   // requantization bias bits
-    parameter int WV = 1,                    // the multiplying lanes: v < WV, p < WP, s < WS (the envelope
-    parameter int WP = 1,                    // of the core's words with weights; 0: none multiply)
-    parameter int WS = 1,
-    parameter int PACK = 0,
-    parameter int QV = 1,                    // the requantized outputs: v < QV, p < QP (the envelope of the
-    parameter int QP = 1,                    // core's requantizing window words; 0: none)
+    parameter int NU = 0,                    // MAC units (0: no word has weights)
+    parameter int NSH = 1,                   // their shapes: the foldings of the weighted words
+    parameter logic [16*NSH-1:0] SHV = '0,
+    parameter logic [16*NSH-1:0] SHP = '0,
+    parameter logic [16*NSH-1:0] SHS = '0,
+    parameter logic [16*NSH-1:0] SHM = '0,  // 0: a lane per unit; 1: PE pairs; 2: VEC pairs
+    parameter int NRQ = 0,                   // requantizers (0: no window word requantizes)
+    parameter int NQS = 1,                   // their shapes: VEC x PE of the requantizing window words
+    parameter logic [16*NQS-1:0] QSV = '0,
+    parameter logic [16*NQS-1:0] QSP = '0,
     parameter int ET = 2,                    // elementwise terms (0: the core runs no elementwise word)
     parameter int EL = 1                     // lanes of its elementwise words (moves use the others)
 ) (
-    // waiver: a core sized for its words leaves the operands of the others unused (the weights
-    // of lanes without a multiplier, the requantization rows of outputs without a requantizer,
-    // the second term when ET < 2)
+    // waiver: a core sized for its words leaves some operands unused (the weights of lanes no
+    // shape multiplies, the requantization rows of outputs no shape requantizes, the second
+    // term when ET < 2)
     /* verilator lint_off UNUSEDSIGNAL */
     input  logic                   clk,
     // a window step
@@ -54,6 +66,9 @@ module hlsgen_core_dp #(
     input  logic                   first,    // the step starts an output group (from init)
     input  logic                   wmax,     // maxima instead of sums
     input  logic                   wuse,     // the word has weights
+    input  logic [15:0]            fv,       // the word's folding: VEC, PE, SIMD
+    input  logic [15:0]            fp,
+    input  logic [15:0]            fs,
     input  logic [MV*MP*MS-1:0]    live,
     input  logic [MV*MP*MS*SB-1:0] x,
     input  logic [MV*MP*MS*WB-1:0] w,
@@ -92,61 +107,129 @@ module hlsgen_core_dp #(
     localparam int RW = (RW0 > PW ? RW0 : PW) + 2;   // PW (kernel.py's requantization width) also
                                              // covers the largest shift + 2, which the rounding needs
     localparam int SP = PRW + 1;             // a packed pair's field: each product |w * d| < 2^(SP-1)
+    localparam int OW = WB > DW ? WB : DW;   // a unit's operands: weights or x - zp
+    localparam bit PK = |SHM;                // does any shape pair lanes on a unit?
+    localparam int PKW = PK ? OW + SP + 1 : OW;   // the unit's first operand: a packed pair or one value
 
-    // ---------------------------------------------------------------- products
+    // ---------------------------------------------------------------- the word's shapes
+    logic [NSH-1:0] msel;                    // which MAC shape the word's folding is
+    logic [NQS-1:0] qsel;                    // which requantizer shape
+    always_comb begin
+        for (int i = 0; i < NSH; i++) msel[i] = fv == SHV[i * 16 +: 16] && fp == SHP[i * 16 +: 16] && fs == SHS[i * 16 +: 16];
+        for (int j = 0; j < NQS; j++) qsel[j] = fv == QSV[j * 16 +: 16] && fp == QSP[j * 16 +: 16];
+    end
+
+    // ---------------------------------------------------------------- MAC units
+    // (the routing is written as loops over the lanes, not as generate blocks per unit and shape:
+    // Yosys unrolls them into constant selects, Verilator keeps them loops, and a core of 1,024
+    // units then compiles in seconds, not minutes)
+    localparam int NU1 = NU > 0 ? NU : 1;
+    localparam int PPW = PKW + OW;           // a unit's product
     logic signed [DW-1:0] d[NL];             // x - zp of every lane
-    logic signed [PRW-1:0] prod[NL];         // w * (x - zp), or x - zp when the word has no weights
-    genvar k;
-    generate
-        for (k = 0; k < NL; k = k + 1) begin : g_d
-            assign d[k] = DW'($signed(x[k * SB +: SB])) - DW'(zp);
-        end
-        for (k = 0; k < NL; k = k + 1) begin : g_lane
-            localparam int V = k / (MP * MS);
-            localparam int P = (k / MS) % MP;
-            localparam int S = k % MS;
-            if (!(V < WV && P < WP && S < WS)) begin : g_add     // no multiplier: x - zp
-                assign prod[k] = PRW'(d[k]);
-            end else if ((PACK == 1 && P % 2 == 0 && P + 1 < WP) || (PACK == 2 && V % 2 == 0 && V + 1 < WV))
-            begin : g_pair                    // lanes k and K2 on one multiplier: two packed operands
-                localparam int K2 = PACK == 1 ? k + MS : k + MP * MS;   // the pair's other lane
-                localparam int OW = PACK == 1 ? WB : DW;   // the packed operands: weights (PE) or x - zp (VEC)
-                localparam int QW = PACK == 1 ? DW : WB;   // the shared one
-                logic signed [OW-1:0] f0, f1;
-                logic signed [QW-1:0] q;          // the shared operand, from a live lane of the pair
-                logic signed [OW+SP:0] pk;
-                logic signed [OW+SP+QW:0] pp;
-                logic signed [SP-1:0] low;
-                /* verilator lint_off UNUSEDSIGNAL */   // waiver: the high field's top bits copy its sign
-                logic signed [OW+SP+QW:0] high;
-                /* verilator lint_on UNUSEDSIGNAL */
-                if (PACK == 1) begin : g_pe   // same pixel and tap: one activation, two weights
-                    assign f0 = $signed(w[k * WB +: WB]);
-                    assign f1 = $signed(w[K2 * WB +: WB]);
-                    assign q = live[k] ? d[k] : d[K2];
-                end else begin : g_vec        // same channel and tap: one weight, two activations
-                    assign f0 = d[k];
-                    assign f1 = d[K2];
-                    assign q = live[k] ? $signed(w[k * WB +: WB]) : $signed(w[K2 * WB +: WB]);
+    logic [NU1*PKW-1:0] ua;                  // each unit's operands: the packed (or single) one
+    logic [NU1*OW-1:0] uq;                   // and the shared one
+    logic [NU1*PPW-1:0] upp;                 // its product
+    logic [NU1*PRW-1:0] u_lo, u_hi;          // the products of its first and second lane
+    always_comb for (int k = 0; k < NL; k++) d[k] = DW'($signed(x[k * SB +: SB])) - DW'(zp);
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: the routing's indices are ints, a small core reads their low bits
+    // the word's shape routes each unit's lanes in: a unit's first lane is (v, p, s) with p even
+    // (PE pairs) or v even (VEC pairs); the pair's second lane, when inside the folding, is its
+    // neighbour along PE or VEC, and the shared operand comes from a live lane of the pair
+    // shape i's fields, and where its lane (v, p, s) goes (constant functions of loop indices:
+    // no variables inside the loops, which Yosys would keep as logic)
+    function automatic int f_sh(input logic [16*NSH-1:0] t, input int i);
+        f_sh = int'(t[i * 16 +: 16]);
+    endfunction
+    function automatic int f_unit(input int i, input int v, input int p, input int s);   // its unit
+        int sm, gp;
+        sm = f_sh(SHM, i);
+        gp = sm == 1 ? (f_sh(SHP, i) + 1) / 2 : f_sh(SHP, i);
+        f_unit = ((sm == 2 ? v / 2 : v) * gp + (sm == 1 ? p / 2 : p)) * f_sh(SHS, i) + s;
+    endfunction
+    function automatic logic f_in(input int i, input int v, input int p, input int s);   // inside the folding
+        f_in = v < f_sh(SHV, i) && p < f_sh(SHP, i) && s < f_sh(SHS, i) && f_unit(i, v, p, s) < NU;
+    endfunction
+    function automatic logic f_second(input int i, input int v, input int p);   // a pair's second lane
+        f_second = (f_sh(SHM, i) == 1 && p % 2 == 1) || (f_sh(SHM, i) == 2 && v % 2 == 1);
+    endfunction
+    function automatic logic f_two(input int i, input int v, input int p);      // a first lane with a second
+        f_two = (f_sh(SHM, i) == 1 && p + 1 < f_sh(SHP, i)) || (f_sh(SHM, i) == 2 && v + 1 < f_sh(SHV, i));
+    endfunction
+    function automatic int f_kb(input int i, input int k);                      // the second lane of lane k
+        f_kb = f_sh(SHM, i) == 1 ? k + MS : k + MP * MS;
+    endfunction
+    always_comb begin : route_in
+        ua = '0;
+        uq = '0;
+        for (int i = 0; i < NSH; i++) begin
+            if (msel[i]) begin
+                for (int v = 0; v < MV; v++) begin
+                    for (int p = 0; p < MP; p++) begin
+                        for (int s = 0; s < MS; s++) begin
+                            if (f_in(i, v, p, s) && !f_second(i, v, p)) begin
+                                if (f_sh(SHM, i) == 2) begin   // x - zp packed, the weight shared
+                                    ua[f_unit(i, v, p, s) * PKW +: PKW] = !f_two(i, v, p) ? PKW'(d[(v * MP + p) * MS + s])
+                                        : (PKW'(d[f_kb(i, (v * MP + p) * MS + s)]) <<< SP) + PKW'(d[(v * MP + p) * MS + s]);
+                                    uq[f_unit(i, v, p, s) * OW +: OW] = f_two(i, v, p) && !live[(v * MP + p) * MS + s]
+                                        ? OW'($signed(w[f_kb(i, (v * MP + p) * MS + s) * WB +: WB]))
+                                        : OW'($signed(w[((v * MP + p) * MS + s) * WB +: WB]));
+                                end else begin                 // weights packed (or one), the activation shared
+                                    ua[f_unit(i, v, p, s) * PKW +: PKW] = !f_two(i, v, p)
+                                        ? PKW'($signed(w[((v * MP + p) * MS + s) * WB +: WB]))
+                                        : (PKW'($signed(w[f_kb(i, (v * MP + p) * MS + s) * WB +: WB])) <<< SP)
+                                          + PKW'($signed(w[((v * MP + p) * MS + s) * WB +: WB]));
+                                    uq[f_unit(i, v, p, s) * OW +: OW] = f_two(i, v, p) && !live[(v * MP + p) * MS + s]
+                                        ? OW'(d[f_kb(i, (v * MP + p) * MS + s)]) : OW'(d[(v * MP + p) * MS + s]);
+                                end
+                            end
+                        end
+                    end
                 end
-                assign pk = ((OW+SP+1)'(f1) <<< SP) + (OW+SP+1)'(f0);
-                assign pp = pk * q;
-                assign low = pp[SP-1:0];
-                assign high = (pp - (OW+SP+QW+1)'(low)) >>> SP;
-                assign prod[k] = wuse ? PRW'(low) : PRW'(d[k]);
-                assign prod[K2] = wuse ? PRW'(high) : PRW'(d[K2]);
-            end else if (!(PACK == 1 && P % 2 == 1) && !(PACK == 2 && V % 2 == 1)) begin : g_one
-                assign prod[k] = wuse ? PRW'($signed(w[k * WB +: WB]) * d[k]) : PRW'(d[k]);
-            end                               // (else: the second lane of a pair, set above)
+            end
+        end
+    end
+    genvar u;
+    generate
+        for (u = 0; u < NU1; u = u + 1) begin : g_unit   // the multipliers, and a packed product's two fields
+            assign upp[u * PPW +: PPW] = $signed(ua[u * PKW +: PKW]) * $signed(uq[u * OW +: OW]);
+            if (PK) begin : g_split
+                assign u_lo[u * PRW +: PRW] = PRW'($signed(upp[u * PPW +: SP]));
+                assign u_hi[u * PRW +: PRW] = PRW'(($signed(upp[u * PPW +: PPW]) - PPW'($signed(upp[u * PPW +: SP]))) >>> SP);
+            end else begin : g_whole
+                assign u_lo[u * PRW +: PRW] = PRW'(upp[u * PPW +: PPW]);
+                assign u_hi[u * PRW +: PRW] = '0;
+            end
         end
     endgenerate
 
-    // ---------------------------------------------------------------- accumulation and requantization
+    // every lane's product: w * (x - zp) from its unit under the word's shape, x - zp when the
+    // word has no weights
+    logic signed [PRW-1:0] prod[NL];
+    always_comb begin : route_out
+        for (int k = 0; k < NL; k++) prod[k] = PRW'(d[k]);
+        for (int i = 0; i < NSH; i++) begin
+            if (wuse && msel[i]) begin
+                for (int v = 0; v < MV; v++) begin
+                    for (int p = 0; p < MP; p++) begin
+                        for (int s = 0; s < MS; s++) begin
+                            if (f_in(i, v, p, s))
+                                prod[(v * MP + p) * MS + s] = f_second(i, v, p) ? $signed(u_hi[f_unit(i, v, p, s) * PRW +: PRW])
+                                                                               : $signed(u_lo[f_unit(i, v, p, s) * PRW +: PRW]);
+                        end
+                    end
+                end
+            end
+        end
+    end
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    // ---------------------------------------------------------------- accumulation
     logic signed [AW-1:0] acc[NO];
+    logic [NO*AW-1:0] nxt;                   // every output's value after this step
     genvar o;
     generate
         for (o = 0; o < NO; o = o + 1) begin : g_out
-            logic signed [AW-1:0] sum, mx, nxt;
+            logic signed [AW-1:0] sum, mx;
             always_comb begin
                 sum = first ? AW'(init) : acc[o];
                 mx = sum;
@@ -156,25 +239,79 @@ module hlsgen_core_dp #(
                         if (AW'($signed(x[(o * MS + s) * SB +: SB])) > mx) mx = AW'($signed(x[(o * MS + s) * SB +: SB]));
                     end
                 end
-                nxt = wmax ? mx : sum;
             end
-            always_ff @(posedge clk) if (acc_en) acc[o] <= nxt;
-            if (o / MP < QV && o % MP < QP) begin : g_rq
-                logic signed [AW+31:0] rp;
-                /* verilator lint_off UNUSEDSIGNAL */   // waiver: the saturated value fits SB bits
-                logic signed [RW-1:0] q;
-                /* verilator lint_on UNUSEDSIGNAL */
-                assign rp = nxt * $signed(m0[o * 32 +: 32]);
-                hlsgen_rq_tail #(.W(RW)) rq (
-                    .p(RW'(rp) + RW'($signed(bias[o * PW +: PW]))), .sh(shift[o * 7 +: 7]), .half_even(he[o]),
-                    .zp(RW'($signed(ozp[o * 32 +: 32]))), .lo(RW'($signed(lo[o * 32 +: 32]))),
-                    .hi(RW'($signed(hi[o * 32 +: 32]))), .q(q));
-                assign wq[o * SB +: SB] = wmax ? nxt[SB-1:0] : q[SB-1:0];
-            end else begin : g_norq
-                assign wq[o * SB +: SB] = nxt[SB-1:0];
-            end
+            assign nxt[o * AW +: AW] = wmax ? mx : sum;
+            always_ff @(posedge clk) if (acc_en) acc[o] <= nxt[o * AW +: AW];
         end
     endgenerate
+
+    // ---------------------------------------------------------------- requantizers
+    // the word's VEC x PE shape routes its outputs onto the requantizers (output (v, p) onto
+    // requantizer v * PE + p) and their results back
+    localparam int NRQ1 = NRQ > 0 ? NRQ : 1;
+    localparam int RQW = 32 + PW + 7 + 1 + 32 + 32 + 32;   // one output's requantization row
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: without requantizers (NRQ = 0) these are unread, and
+    logic [NRQ1*AW-1:0] r_v;                 // the routing's indices are ints; each requantizer's input value
+    logic [NRQ1*RQW-1:0] r_row;              // and row
+    logic [NRQ1*SB-1:0] r_q;                 // and result
+    function automatic int f_qs(input logic [16*NQS-1:0] t, input int j);
+        f_qs = int'(t[j * 16 +: 16]);
+    endfunction
+    always_comb begin : rq_in
+        r_v = '0;
+        r_row = '0;
+        for (int j = 0; j < NQS; j++) begin
+            if (qsel[j]) begin
+                for (int v = 0; v < MV; v++) begin
+                    for (int p = 0; p < MP; p++) begin
+                        if (v < f_qs(QSV, j) && p < f_qs(QSP, j) && v * f_qs(QSP, j) + p < NRQ) begin
+                            r_v[(v * f_qs(QSP, j) + p) * AW +: AW] = nxt[(v * MP + p) * AW +: AW];
+                            r_row[(v * f_qs(QSP, j) + p) * RQW +: RQW] = {m0[(v * MP + p) * 32 +: 32],
+                                bias[(v * MP + p) * PW +: PW], shift[(v * MP + p) * 7 +: 7], he[v * MP + p],
+                                ozp[(v * MP + p) * 32 +: 32], lo[(v * MP + p) * 32 +: 32], hi[(v * MP + p) * 32 +: 32]};
+                        end
+                    end
+                end
+            end
+        end
+    end
+    /* verilator lint_on UNUSEDSIGNAL */
+    genvar r;
+    generate
+        for (r = 0; r < NRQ; r = r + 1) begin : g_rq
+            logic [RQW-1:0] row;
+            logic signed [AW+31:0] rp;
+            /* verilator lint_off UNUSEDSIGNAL */   // waiver: the saturated value fits SB bits
+            logic signed [RW-1:0] q;
+            /* verilator lint_on UNUSEDSIGNAL */
+            assign row = r_row[r * RQW +: RQW];
+            assign rp = $signed(r_v[r * AW +: AW]) * $signed(row[RQW-1 -: 32]);
+            hlsgen_rq_tail #(.W(RW)) rq (
+                .p(RW'(rp) + RW'($signed(row[RQW-33 -: PW]))), .sh(row[RQW-33-PW -: 7]), .half_even(row[96]),
+                .zp(RW'($signed(row[64 +: 32]))), .lo(RW'($signed(row[32 +: 32]))), .hi(RW'($signed(row[0 +: 32]))), .q(q));
+            assign r_q[r * SB +: SB] = q[SB-1:0];
+        end
+        if (NRQ == 0) begin : g_norq
+            assign r_q = '0;
+        end
+    endgenerate
+    // each output: the maximum (max pools), its requantizer's result under the word's shape, or
+    // (no requantizer) the raw value
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: the routing's indices are ints
+    always_comb begin : rq_out
+        for (int oi = 0; oi < NO; oi++) wq[oi * SB +: SB] = nxt[oi * AW +: SB];
+        for (int j = 0; j < NQS; j++) begin
+            if (!wmax && qsel[j]) begin
+                for (int v = 0; v < MV; v++) begin
+                    for (int p = 0; p < MP; p++) begin
+                        if (v < f_qs(QSV, j) && p < f_qs(QSP, j) && v * f_qs(QSP, j) + p < NRQ)
+                            wq[(v * MP + p) * SB +: SB] = r_q[(v * f_qs(QSP, j) + p) * SB +: SB];
+                    end
+                end
+            end
+        end
+    end
+    /* verilator lint_on UNUSEDSIGNAL */
 
     // ---------------------------------------------------------------- elementwise lanes
     genvar l;

@@ -1,9 +1,11 @@
 """cocotb test of hlsgen_core_dp, the arithmetic of hlsgen_core: random window steps (two per
 output group, so the accumulators carry) and elementwise lanes, each output compared with a
 Python reference built on the golden requantizer's rounding (hlsgen.numerics.round_shift).
-HLSGEN_CASE gives the parameters. Operands follow what hlsgen_core feeds: with PACK = 1 the
-lanes of a PE pair read the same activation (a dense conv), with PACK = 2 the lanes of a VEC
-pair the same weight; lanes are live at random (padding, ragged edges)."""
+HLSGEN_CASE gives the parameters and the shapes behind them (`mac`: VEC, PE, SIMD, pairing;
+`rq`: VEC, PE). Each weighted or averaging step takes one of the shapes as its word's folding
+(fv, fp, fs), in turn, as a sequential core's words do. Operands follow what hlsgen_core feeds:
+in a shape paired along PE the lanes of a pair read the same activation (a dense conv), along
+VEC the same weight; lanes are live at random inside the folding (padding, ragged edges)."""
 import json
 import os
 import random
@@ -47,15 +49,23 @@ async def core_dp_matches_reference(dut):
     wlo, whi = -(1 << (wb - 1)), (1 << (wb - 1)) - 1
     bad = []
     for trial in range(c["trials"]):
-        # the word kinds this core's parameters allow: a weighted window word (its lanes inside the
-        # multiplier envelope), an average pool (no weights), a max pool
-        kinds = (["mac"] if c["WS"] else []) + (["avg"] if c["QV"] else []) + ["max"]
+        # the word kinds this core's parameters allow: a weighted window word (at one of its MAC
+        # shapes), an average pool (no weights, at one of its requantizer shapes), a max pool (any
+        # folding inside the lanes)
+        kinds = (["mac"] if c["mac"] else []) + (["avg"] if c["rq"] else []) + ["max"]
         kind = kinds[trial % len(kinds)]
         # a tensor is XB-bit signed or unsigned, its zero point in the same range
         signed = trial % 3 != 2
         xlo, xhi = (-(1 << (xb - 1)), (1 << (xb - 1)) - 1) if signed else (0, (1 << xb) - 1)
         wmax, wuse = kind == "max", kind == "mac"
-        env = (c["WV"], c["WP"], c["WS"]) if wuse else (c["QV"], c["QP"], ms) if kind == "avg" else (mv, mp, ms)
+        pair = 0
+        if wuse:
+            fv, fp, fs, pair = c["mac"][(trial // len(kinds)) % len(c["mac"])]
+        elif kind == "avg":
+            (fv, fp), fs = c["rq"][(trial // len(kinds)) % len(c["rq"])], ms
+        else:
+            fv, fp, fs = mv, mp, ms
+        env = (fv, fp, fs)
         zp = rng.randint(max(xlo, -20), 20) if not wmax else 0
         init = xlo if wmax else 0
         acc = [init] * no
@@ -69,8 +79,8 @@ async def core_dp_matches_reference(dut):
             for v in range(mv):
                 for p in range(mp):
                     for s in range(ms):
-                        x.append(xs[v][p - p % 2][s] if c["PACK"] == 1 else xs[v][p][s])
-                        w.append(ws[v - v % 2][p][s] if c["PACK"] == 2 else ws[v][p][s])
+                        x.append(xs[v][p - p % 2][s] if pair == 1 else xs[v][p][s])
+                        w.append(ws[v - v % 2][p][s] if pair == 2 else ws[v][p][s])
                         live.append(rng.random() < 0.8 and v < env[0] and p < env[1] and s < env[2])
             for o in range(no):
                 for s in range(ms):
@@ -81,6 +91,7 @@ async def core_dp_matches_reference(dut):
             dut.first.value = int(step == 0)
             dut.wmax.value = int(wmax)
             dut.wuse.value = int(wuse)
+            dut.fv.value, dut.fp.value, dut.fs.value = fv, fp, fs
             dut.live.value = pack(live, 1)
             dut.x.value = pack(x, sb)
             dut.w.value = pack([wv if lv else 0 for wv, lv in zip(w, live)], wb)
@@ -107,8 +118,8 @@ async def core_dp_matches_reference(dut):
             got = unpack(dut.wq.value, sb, no)
             for o in range(no):
                 r = rows[o]
-                if not wmax and not (o // mp < c["QV"] and o % mp < c["QP"]):
-                    continue                      # an output without a requantizer
+                if not wmax and not (o // mp < fv and o % mp < fp):
+                    continue                      # an output outside the word's folding
                 want = acc[o] if wmax else tail(acc[o] * r["m"] + r["bias"], r["sh"], r["he"], r["zp"], r["lo"], r["hi"])
                 if got[o] != want:
                     bad.append(("window", trial, step, o, want, got[o]))

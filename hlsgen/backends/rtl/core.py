@@ -18,7 +18,7 @@ import numpy as np
 
 from ...ir.graph import Graph
 from ...ops import OPS
-from ...schedule.cost import Resources, depth_of, evaluate, port_bytes_per_cycle
+from ...schedule.cost import Resources, core_dsp, depth_of, evaluate, port_bytes_per_cycle
 from ...schedule.scheduler import MEMORY_LATENCY_CYCLES
 from ...schedule.schedule import Schedule
 from ...ir.types import container_bits
@@ -287,8 +287,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     what: Dict[int, List[str]] = {c: [] for c in range(ncores)}
     taps: List[int] = []
     lanes = {c: {"MV": 1, "MP": 1, "MS": 1, "ML": 1} for c in range(ncores)}
-    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "WV": 0, "WP": 0, "WS": 0, "QV": 0, "QP": 0, "ET": 0, "EL": 1,
-                 "dense": True, "small": True} for c in range(ncores)}
+    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "small": True}
+             for c in range(ncores)}
     per_task: Dict[str, int] = {}
     depth = 1
     for k, w in enumerate(program):
@@ -398,15 +398,14 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         ln, ar = lanes[core["index"]], arith[core["index"]]
         core["params"] = {**ln, "NR": max(ln["MV"] * ln["MP"] * ln["MS"], 2 * ln["ML"]),
                           "NW": max(ln["MV"] * ln["MP"], ln["ML"]),
-                          **{k: ar[k] for k in ("CWB", "XB", "AW", "WV", "WP", "WS", "QV", "QP", "ET", "EL")},
-                          "PACK": _pack(ar, device)}
-        # the cost model's datapath for this core: a dataflow task's own, a sequential stage's the
-        # largest of its tasks' (the stage time-shares one core)
+                          **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL")}, **_units(ar, device)}
+        # the cost model's datapath for this core: a dataflow task's own, a sequential stage's
+        # time-shared core (each pool of multipliers as large as its largest user: core_dsp)
+        opts = [evaluate(OPS[tasks[n].op].loops(tasks[n], graph), plans[n].folding, device) for n in what[core["index"]]]
         res = Resources()
-        for name in what[core["index"]]:
-            t = tasks[name]
-            res = res.max(evaluate(OPS[t.op].loops(t, graph), plans[name].folding, device).res)
-        core["model"] = {"dsp": res.dsp, "lut": res.lut, "ff": res.ff}
+        for o in opts:
+            res = res.max(o.res)
+        core["model"] = {"dsp": core_dsp(opts), "lut": res.lut, "ff": res.ff}
         core["tasks"] = [label(n, 40) for n in what[core["index"]]]
     core_files = {"PROGRAM": f"../rtl/{prog.name}", **{k: f"../rtl/{p.name}" for k, p in shared.items()}}
     for s in stages:
@@ -451,11 +450,11 @@ def _dma_context(channels: List[offchip.Channel], pointers: List[Dict], outdir: 
 
 def _arith(a: Dict, task, graph: Graph, f: List[int], vec: int, pe: int, simd: int) -> None:
     """Accumulate what a core's datapath (hlsgen_core_dp) needs for one of its words at its
-    lanes (vec, pe, simd): weight and accumulator bits, the envelope of the lanes that multiply
-    (WV, WP, WS: words with weights) and of the outputs that are requantized (QV, QP), the
-    elementwise terms, and whether int4 x int8 packing applies (every weighted word's weights
-    <= 4 bits and activations <= 8 bits, as the cost model's macs_per_dsp; `dense`: the
-    activation is the same for every output channel, so pairs along PE may share it)."""
+    lanes (vec, pe, simd): weight and accumulator bits, the shapes of its weighted words (`mac`:
+    folding -> whether every word of that folding is dense, i.e. reads the same activation for
+    every output channel, so lanes along PE may share it) and of its requantizing window words
+    (`rq`), the elementwise terms, and whether int4 x int8 packing applies (every weighted word's
+    weights <= 4 bits and activations <= 8 bits, as the cost model's macs_per_dsp)."""
     kind = f[WORD["KIND"]]
     rq = task.attrs.get("requant")
     if kind == KIND_ELTWISE:
@@ -464,28 +463,42 @@ def _arith(a: Dict, task, graph: Graph, f: List[int], vec: int, pe: int, simd: i
         return
     if kind != KIND_WINDOW or f[WORD["W_MAX"]]:
         return
-    a["QV"], a["QP"] = max(a["QV"], vec), max(a["QP"], pe)
+    a["rq"].add((vec, pe))
     a["AW"] = max(a["AW"], rq.term_bits if rq is not None and rq.term_bits else 64)
     if f[WORD["W_WSRC"]] >= 0:
         nest = OPS[task.op].loops(task, graph)
-        a["WV"], a["WP"], a["WS"] = max(a["WV"], vec), max(a["WP"], pe), max(a["WS"], simd)
+        a["mac"][(vec, pe, simd)] = a["mac"].get((vec, pe, simd), True) and f[WORD["W_OG"]] >= f[WORD["W_O"]]
         a["CWB"] = max(a["CWB"], graph.tensors[task.inputs[1]].dtype.bits)
         a["small"] = a["small"] and nest.weight_bits <= 4 and nest.act_bits <= 8
-        a["dense"] = a["dense"] and f[WORD["W_OG"]] >= f[WORD["W_O"]]
 
 
-def _pack(a: Dict, device) -> int:
-    """hlsgen_core_dp's PACK for a core: pairs of multiplying lanes on one multiplier when the
-    cost model packs (DSP48E2, weights <= 4 bits, activations <= 8), along whichever of PE (dense
-    words only) and VEC needs fewer multipliers, as cost.packed_multipliers counts them."""
-    if not (a["WS"] and a["small"] and device.dsp_type == "DSP48E2"):
-        return 0
-    options = []
-    if a["dense"] and a["WP"] > 1:
-        options.append((-(-a["WP"] // 2) * a["WV"], 1))
-    if a["WV"] > 1:
-        options.append((a["WP"] * -(-a["WV"] // 2), 2))
-    return min(options)[1] if options else 0
+def _vector(values: List[int]) -> str:
+    """A SystemVerilog literal of 16-bit fields, entry i at bits [16 i +: 16]."""
+    return f"{16 * len(values)}'h{sum(v << (16 * i) for i, v in enumerate(values)):x}"
+
+
+def _units(a: Dict, device) -> Dict:
+    """hlsgen_core_dp's multiplier pools for a core. MAC units: per weighted shape, its lanes one
+    per unit, or in pairs when the cost model packs (DSP48E2, weights <= 4 bits, activations <=
+    8) along whichever of PE (dense words only) and VEC needs fewer units, as
+    cost.packed_multipliers counts them; the core has as many units as its largest shape needs.
+    Requantizers: as many as the largest requantizing shape has outputs."""
+    pack = a["small"] and device.dsp_type == "DSP48E2"
+    shapes, nu = [], 0
+    for (v, p, s), dense in sorted(a["mac"].items()):
+        opts = [(v * p * s, 0)]
+        if pack and dense and p > 1:
+            opts.append((-(-p // 2) * v * s, 1))
+        if pack and v > 1:
+            opts.append((p * -(-v // 2) * s, 2))
+        n, mode = min(opts)
+        shapes.append((v, p, s, mode))
+        nu = max(nu, n)
+    shapes = shapes or [(0, 0, 0, 0)]        # (no weighted word: a shape no word matches)
+    rqs = sorted(a["rq"]) or [(0, 0)]
+    return {"NU": nu, "NSH": len(shapes), **{k: _vector([sh[i] for sh in shapes]) for i, k in enumerate(("SHV", "SHP", "SHS", "SHM"))},
+            "NRQ": max(v * p for v, p in rqs), "NQS": len(rqs), "QSV": _vector([r[0] for r in rqs]),
+            "QSP": _vector([r[1] for r in rqs])}
 
 
 def _check_zero_points(task, f: List[int], sb: int) -> None:
