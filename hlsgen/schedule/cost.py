@@ -118,11 +118,16 @@ def onchip_bits(device: Device, cap: float) -> int:
 # ----------------------------------------------------------------------------- compute
 
 def _tiles(a_bits: int, b_bits: int) -> int:
-    """DSP48E2/DSP58 multipliers (27 x 18 signed, so 26 x 17 magnitude bits) for an a x b product."""
+    """DSP48E2/DSP58 multipliers (27 x 18 signed) for a signed a x b product, split as Yosys's
+    mul2dsp splits it: the wider operand on the 27-bit port, the other on the 18-bit one; on
+    each, the top piece is signed (the port's full width) and the lower pieces unsigned (one bit
+    less). An 18 x 32 product is 2 tiles (32 = 27 + 5 on A, 18 whole on B); Yosys counts 2 where
+    the earlier rule (26 x 17 magnitude bits everywhere) said 4."""
     a, b = sorted((max(a_bits, 1), max(b_bits, 1)), reverse=True)
-    if a <= 27 and b <= 18:
-        return 1
-    return -(-a // 26) * -(-b // 17)
+
+    def pieces(w: int, port: int) -> int:
+        return 1 if w <= port else 1 + -(-(w - port) // (port - 1))
+    return pieces(a, 27) * pieces(b, 18)
 
 
 def macs_per_dsp(nest: LoopNest, device: Device) -> int:
