@@ -108,30 +108,36 @@ def test_mac_pair_exhaustive(tmp_path):
     assert tests == 1 and failed == 0
 
 
-# hlsgen_core_dp parameter sets: the MAC shapes (VEC, PE, SIMD, pairing: 0 none, 1 PE, 2 VEC) and
-# requantizer shapes (VEC, PE) its words may have; packed pairs along PE and VEC, plain int8, pools
+# hlsgen_core_dp parameter sets: the MAC shapes (VEC, PE, SIMD, dense: every output channel reads
+# the same activation) and requantizer shapes (VEC, PE) its words may have, and the pairing
+# (0 none, 1 PE, 2 VEC) hlsgen picks for each shape; packed pairs along PE and VEC, plain int8, pools
 DP_CASES = {
-    "pack_pe": dict(MV=2, MP=3, MS=2, ML=2, WB=4, AW=20, ET=2, EL=2, mac=[(2, 3, 2, 1)], rq=[(2, 3)]),
-    "pack_vec": dict(MV=3, MP=2, MS=3, ML=1, WB=4, AW=20, ET=1, EL=1, mac=[(3, 2, 3, 2)], rq=[(3, 2)]),
-    "int8": dict(MV=1, MP=2, MS=4, ML=1, WB=8, AW=24, ET=0, EL=1, mac=[(1, 2, 4, 0)], rq=[(1, 2)]),
-    # a sequential core: three weighted foldings (PE pairs, VEC pairs, unpaired) time-share its 6
-    # MAC units and 4 requantizers; elementwise arithmetic on 2 of 4 lanes (the others serve moves)
-    "shared": dict(MV=2, MP=4, MS=4, ML=4, WB=4, AW=20, ET=2, EL=2, mac=[(1, 4, 2, 1), (2, 1, 4, 2), (1, 2, 3, 0)],
-                   rq=[(1, 4), (2, 1), (1, 2)]),
-    "avgpool": dict(MV=2, MP=2, MS=4, ML=1, WB=1, AW=14, ET=0, EL=1, mac=[], rq=[(2, 2)]),
-    "maxpool": dict(MV=1, MP=4, MS=4, ML=1, WB=1, AW=9, ET=0, EL=1, mac=[], rq=[]),
+    "pack_pe": dict(MV=2, MP=3, MS=2, ML=2, WB=4, AW=20, ET=2, EL=2, mac=[(1, 3, 2, True)], rq=[(1, 3)], pairing=[1]),
+    "pack_vec": dict(MV=3, MP=2, MS=3, ML=1, WB=4, AW=20, ET=1, EL=1, mac=[(3, 2, 3, False)], rq=[(3, 2)], pairing=[2]),
+    "int8": dict(MV=1, MP=2, MS=4, ML=1, WB=8, AW=24, ET=0, EL=1, mac=[(1, 2, 4, True)], rq=[(1, 2)], pairing=[0]),
+    # a sequential core: three weighted foldings (unpaired: a depthwise conv's, PE pairs, VEC
+    # pairs) time-share its 6 MAC units and 4 requantizers; elementwise arithmetic on 2 of 4 lanes
+    # (the others serve moves)
+    "shared": dict(MV=2, MP=4, MS=4, ML=4, WB=4, AW=20, ET=2, EL=2,
+                   mac=[(1, 2, 3, False), (1, 4, 2, True), (2, 1, 4, True)], rq=[(1, 4), (2, 1), (1, 2)],
+                   pairing=[0, 1, 2]),
+    "avgpool": dict(MV=2, MP=2, MS=4, ML=1, WB=1, AW=14, ET=0, EL=1, mac=[], rq=[(2, 2)], pairing=[]),
+    "maxpool": dict(MV=1, MP=4, MS=4, ML=1, WB=1, AW=9, ET=0, EL=1, mac=[], rq=[], pairing=[]),
 }
 
 
 def _dp_params(case):
-    """The Verilog parameters of a DP_CASES entry, built as hlsgen.backends.rtl.core builds a core's."""
-    from hlsgen.backends.rtl.core import _vector
+    """The Verilog parameters of a DP_CASES entry, built by hlsgen.backends.rtl.core as it builds
+    a core's (on an Ultra96: DSP48E2), and the MAC shapes with the pairings it chose."""
+    from hlsgen.backends.rtl.core import _shapes, _units
+    from hlsgen.schedule.device import load_device
     c = dict(case)
-    mac, rq = c.pop("mac") or [(0, 0, 0, 0)], c.pop("rq") or [(0, 0)]
-    units = {0: lambda v, p, s: v * p * s, 1: lambda v, p, s: v * -(-p // 2) * s, 2: lambda v, p, s: -(-v // 2) * p * s}
-    return dict(c, SB=9, XB=8, PW=48, NU=max(units[m](v, p, s) for v, p, s, m in mac), NSH=len(mac),
-                **{k: _vector([sh[i] for sh in mac]) for i, k in enumerate(("SHV", "SHP", "SHS", "SHM"))},
-                NRQ=max(v * p for v, p in rq), NQS=len(rq), QSV=_vector([r[0] for r in rq]), QSP=_vector([r[1] for r in rq]))
+    mac, rq, pairing = c.pop("mac"), c.pop("rq"), c.pop("pairing")
+    a = {"mac": {(v, p, s): dense for v, p, s, dense in mac}, "rq": set(rq), "small": c["WB"] <= 4}
+    dev = load_device("ultra96v2")
+    shapes, _ = _shapes(a, dev)
+    assert [sh[3] for sh in shapes] == pairing, "the case no longer exercises the pairings it names"
+    return dict(c, SB=9, XB=8, PW=48, **_units(a, dev)), shapes
 
 
 @pytest.mark.parametrize("case", sorted(DP_CASES))
@@ -139,11 +145,11 @@ def test_core_datapath(tmp_path, case):
     """hlsgen_core_dp (the arithmetic of every generated design's cores) against a Python
     reference on the golden's rounding: 60 random output groups of two steps each, every shape of
     the case in turn (a sequential core switching foldings between words)."""
-    params = _dp_params(DP_CASES[case])
+    params, shapes = _dp_params(DP_CASES[case])
     tests, failed = _sim().run([TAIL, RTL / "hlsgen_core_dp.sv"], "hlsgen_core_dp", "cocotb_core_dp", TESTS,
                                tmp_path / "b", parameters=params,
-                               extra_env={"HLSGEN_CASE": json.dumps(dict(params, mac=DP_CASES[case]["mac"],
-                                                                         rq=DP_CASES[case]["rq"], trials=60, seed=7))})
+                               extra_env={"HLSGEN_CASE": json.dumps(dict(params, mac=shapes, rq=DP_CASES[case]["rq"],
+                                                                         trials=60, seed=7))})
     assert tests == 1 and failed == 0
 
 

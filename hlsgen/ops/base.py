@@ -51,6 +51,9 @@ class LoopNest:
     free: bool = False           # a pure re-interpretation (reshape): no hardware, no cycles
     elementwise: bool = False    # its requantization multipliers are per element (add, requant,
                                  # clip), not per window output: a time-shared core's separate pool
+    pe_shares_input: bool = True  # output channels side by side read the same activation (not so
+                                  # across the groups of a grouped or depthwise conv): packed int4
+                                  # products may pair along PE (cost.packing)
 
     def with_window(self, window_bits: int) -> "LoopNest":
         return dataclasses.replace(self, window_bits=window_bits)

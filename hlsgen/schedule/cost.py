@@ -142,13 +142,19 @@ def macs_per_dsp(nest: LoopNest, device: Device) -> int:
     return 1
 
 
-def packed_multipliers(f: "Folding", per_dsp: int) -> int:
-    """Multipliers for a folding's lanes when each does `per_dsp` products: packed products share
-    an operand, so they group along PE (the same activation, different output channels) or VEC
-    (the same weight, different pixels), never along SIMD (hlsgen_linear packs along PE)."""
-    if per_dsp == 1:
-        return f.lanes
-    return min(-(-f.pe // per_dsp) * f.vec, f.pe * -(-f.vec // per_dsp)) * f.simd
+def packing(f: "Folding", per_dsp: int, pe_shares_input: bool = True) -> Tuple[int, int]:
+    """(multipliers, pairing) for a folding's lanes when one multiplier does `per_dsp` products.
+    Packed products share an operand, so they group along PE (pairing 1: the same activation,
+    different output channels; not for a grouped or depthwise conv, whose channels read
+    different inputs) or along VEC (pairing 2: the same weight, different pixels), never along
+    SIMD; pairing 0 is one lane per multiplier. The fewest multipliers win, the lower pairing
+    on a tie. hlsgen_core_dp builds its MAC units from this (backends/rtl/core.py _units)."""
+    opts = [(f.lanes, 0)]
+    if per_dsp > 1 and pe_shares_input and f.pe > 1:
+        opts.append((-(-f.pe // per_dsp) * f.vec * f.simd, 1))
+    if per_dsp > 1 and f.vec > 1:
+        opts.append((f.pe * -(-f.vec // per_dsp) * f.simd, 2))
+    return min(opts)
 
 
 @dataclass(frozen=True)
@@ -191,7 +197,8 @@ def evaluate(nest: LoopNest, f: Folding, device: Device) -> TaskOption:
     roles = [0] * 7
     lut = ff = 0
     if nest.multiply:
-        roles[0:2] = packed_multipliers(f, macs_per_dsp(nest, device)), _tiles(nest.act_bits, nest.weight_bits)
+        roles[0:2] = (packing(f, macs_per_dsp(nest, device), nest.pe_shares_input)[0],
+                      _tiles(nest.act_bits, nest.weight_bits))
         # adder tree over simd lanes and the accumulator of every output lane
         lut += lanes * (nest.acc_bits // 2 + 4) + f.vec * f.pe * nest.acc_bits
         ff += lanes * (nest.act_bits + nest.weight_bits) + f.vec * f.pe * nest.acc_bits * 2

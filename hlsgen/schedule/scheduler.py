@@ -66,6 +66,16 @@ GREEDY_TRIALS = 6            # each trying the slowest tasks
 SEQ_GREEDY_STEPS = 256       # growth of a sequential core (pools): at most this many upgrades
 
 
+def _core_need(core: np.ndarray, extra: np.ndarray) -> np.ndarray:
+    """Resources (Resources.as_tuple order) of sequential cores given as the maxima of their
+    tasks' option rows (columns 1-5 resources, 6-12 TaskOption.roles; any leading axes): each
+    resource at its largest user plus `extra` (scratchpads, muxes), but DSPs as the three pools
+    hlsgen_core_dp builds (cost.core_dsp)."""
+    nd = core[..., 1:6] + extra
+    nd[..., 0] = pools_dsp(np.moveaxis(core[..., 6:], -1, 0)) + extra[0]
+    return nd
+
+
 @dataclass(frozen=True)
 class ScheduleOptions:
     mode: str = "auto"
@@ -529,18 +539,15 @@ class Problem:
             idx = np.searchsorted(dsps, cands, side="right") - 1
             valid &= idx >= 0
             rows = arr[np.maximum(idx, 0)]
-            switch = TASK_SWITCH_CYCLES if not self.nests[k].free else 0
-            per[:, 0] += np.maximum(rows[:, 0], tcyc) + tlat + switch
+            per[:, 0] += self._seq_cycles(k, rows[:, 0], tcyc, tlat)
             core = np.maximum(core, rows)
             idxs.append(idx)
-        extra = mem + mux
-        need = core[:, 1:6] + np.array(extra.as_tuple(), dtype=np.int64)
-        need[:, 0] = pools_dsp(core[:, 6:].T) + extra.dsp        # the core's DSPs: its three pools (core_dsp)
+        ext = np.array((mem + mux).as_tuple(), dtype=np.int64)
+        need = _core_need(core, ext)
         capv = np.array(cap.as_tuple(), dtype=np.int64)
         ok = valid & np.all(need <= capv, axis=1)
         # the three pools make one budget D a coarse search (a task may take more of a pool
         # another task already needs, for free): also grow the smallest core greedily
-        ext = np.array(extra.as_tuple(), dtype=np.int64)
         best = None
         if ok.any():
             cycles_all = B * per[:, 0] + STAGE_SWITCH_CYCLES
@@ -565,6 +572,12 @@ class Problem:
         res = Resources(*(int(v) for v in nd))
         return _SegResult(cycles, res, {"chosen": chosen, "traffic": traffic, "scratch": scratch}, True)
 
+    def _seq_cycles(self, k: int, compute, tcyc: int, tlat: int):
+        """Task k's cycles per input on a sequential core, at these compute cycles (an array
+        of options or one): its compute overlaps its off-chip transfer, not the memory latency
+        or the switch to its configuration word."""
+        return np.maximum(compute, tcyc) + tlat + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0)
+
     def _grow_core(self, i: int, j: int, traffic, extra, capv):
         """A sequential core grown greedily: from every task at its fewest-DSP option, first every upgrade the core already has room
         for (a faster option that adds nothing to its maxima), then the one upgrade that gains
@@ -580,7 +593,7 @@ class Problem:
         for t, (a, k, (_, tcyc, tlat)) in enumerate(zip(arrs, range(i, j), traffic)):
             rows_all[t, :len(a)] = a
             rows_all[t, len(a):] = a[-1]
-            e = np.maximum(a[:, 0], tcyc) + tlat + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0)
+            e = self._seq_cycles(k, a[:, 0], tcyc, tlat)
             eff[t, :len(a)] = e
             eff[t, len(a):] = e[-1]
         # each option's next strictly faster one (L: none); eff never rises along a task's
@@ -591,14 +604,9 @@ class Problem:
         ar = np.arange(n)
         idx = np.zeros(n, dtype=np.int64)
 
-        def need(core):
-            nd = core[..., 1:6] + extra
-            nd[..., 0] = pools_dsp(np.moveaxis(core[..., 6:], -1, 0)) + extra[0]
-            return nd
-
         rows = rows_all[ar, idx]
         core = rows.max(axis=0)
-        cur = need(core)
+        cur = _core_need(core, extra)
         if np.any(cur > capv):
             return None
         neg = np.full(rows.shape[1], -1, dtype=np.int64)
@@ -616,7 +624,7 @@ class Problem:
             pre = np.vstack([neg, np.maximum.accumulate(rows, axis=0)[:-1]])                # tasks before t
             suf = np.vstack([np.maximum.accumulate(rows[::-1], axis=0)[::-1][1:], neg])     # and after
             cores = np.maximum(np.maximum(pre, suf), new_rows)
-            nd = need(cores)
+            nd = _core_need(cores, extra)
             gain = eff[ar, idx] - eff[ar, np.minimum(cand, L - 1)]
             fit = has & (gain > 0) & np.all(nd <= capv, axis=1)
             if not fit.any():
@@ -665,7 +673,6 @@ class Problem:
         plans = []
         offset = 0
         for k, o, (nbytes, tcyc, tlat) in zip(range(i, j), chosen, traffic):
-            nest = self.nests[k]
             r = o.res
             if mode == "dataflow":
                 r = r + self.stream_buffers[k]
@@ -674,7 +681,7 @@ class Problem:
                                   offchip_bytes=nbytes * self.opts.batch,
                                   start=start + (int(seg.choice["starts"][k]) if mode == "dataflow" else offset)))
             if mode == "sequential":
-                offset += self.opts.batch * (max(o.cycles, tcyc) + tlat + (TASK_SWITCH_CYCLES if not nest.free else 0))
+                offset += self.opts.batch * int(self._seq_cycles(k, o.cycles, tcyc, tlat))
         buffers = []
         seen = set()
         for k in range(i, j):

@@ -3,7 +3,6 @@
 boundaries) of one module with parameters, and the cell counts it reports. Used by `make synth-yosys` of an
 emitted project (synth_design.py) and by hlsgen's module tests and benchmarks."""
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -28,8 +27,10 @@ def find_yosys() -> str:
 def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str, object],
                 timeout: int = 3600) -> Dict[str, int]:
     """Cell counts of `top` with `params` after `synth_xilinx -family xcup` (the whole hierarchy).
+    A parameter is Verilog source text (an int, or a string such as a vector literal 48'h...),
+    except a Verilog string literal ("path", in double quotes), which names a $readmemh table.
     yowasp's Yosys reads and writes only below its working folder, so the sources and tables
-    (string parameters) are copied into `work` and named relatively."""
+    are copied into `work` and named relatively."""
     yosys = find_yosys()
     work.mkdir(parents=True, exist_ok=True)
     for src in sources:
@@ -37,8 +38,8 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
             shutil.copy(src, work)
     sets = []
     for k, v in params.items():
-        if isinstance(v, str) and not re.fullmatch(r"\d+'h[0-9a-f]+", v):   # a table: copy it in, pass its bare name
-            path = Path(v.strip('"'))
+        if isinstance(v, str) and len(v) > 1 and v[0] == v[-1] == '"':   # a table: copy it in, pass its bare name
+            path = Path(v[1:-1])
             if path.resolve().parent != work.resolve():
                 shutil.copy(path, work / path.name)
             v = f'"{path.name}"'

@@ -112,6 +112,9 @@ module hlsgen_core_dp #(
     localparam int PKW = PK ? OW + SP + 1 : OW;   // the unit's first operand: a packed pair or one value
 
     // ---------------------------------------------------------------- the word's shapes
+    localparam int NT = NSH > NQS ? NSH : NQS;   // the shape tables, widened to one length
+    localparam logic [16*NT-1:0] TSV = (16*NT)'(SHV), TSP = (16*NT)'(SHP), TSS = (16*NT)'(SHS), TSM = (16*NT)'(SHM);
+    localparam logic [16*NT-1:0] TQV = (16*NT)'(QSV), TQP = (16*NT)'(QSP);
     logic [NSH-1:0] msel;                    // which MAC shape the word's folding is
     logic [NQS-1:0] qsel;                    // which requantizer shape
     always_comb begin
@@ -131,57 +134,60 @@ module hlsgen_core_dp #(
     logic [NU1*PPW-1:0] upp;                 // its product
     logic [NU1*PRW-1:0] u_lo, u_hi;          // the products of its first and second lane
     always_comb for (int k = 0; k < NL; k++) d[k] = DW'($signed(x[k * SB +: SB])) - DW'(zp);
+    // a pair shares one operand and packs the other: VEC pairs pack x - zp and share the weight,
+    // PE pairs (and single lanes) the reverse; every lane's two operands for the word's shape
+    logic vpair;                             // the word's shape pairs along VEC
+    logic signed [OW-1:0] pk[NL], sd[NL];
+    always_comb begin
+        vpair = 1'b0;
+        for (int i = 0; i < NSH; i++) if (msel[i] && SHM[i * 16 +: 16] == 16'd2) vpair = 1'b1;
+        for (int k = 0; k < NL; k++) begin
+            pk[k] = vpair ? OW'(d[k]) : OW'($signed(w[k * WB +: WB]));
+            sd[k] = vpair ? OW'($signed(w[k * WB +: WB])) : OW'(d[k]);
+        end
+    end
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: the routing's indices are ints, a small core reads their low bits
     // the word's shape routes each unit's lanes in: a unit's first lane is (v, p, s) with p even
     // (PE pairs) or v even (VEC pairs); the pair's second lane, when inside the folding, is its
-    // neighbour along PE or VEC, and the shared operand comes from a live lane of the pair
-    // shape i's fields, and where its lane (v, p, s) goes (constant functions of loop indices:
-    // no variables inside the loops, which Yosys would keep as logic)
-    function automatic int f_sh(input logic [16*NSH-1:0] t, input int i);
-        f_sh = int'(t[i * 16 +: 16]);
+    // neighbour along PE or VEC, and the shared operand comes from a live lane of the pair.
+    // Shape i's fields, and where its lane (v, p, s) goes, are constant functions of the loop
+    // indices (no variables inside the loops, which Yosys would keep as logic)
+    function automatic int f_field(input logic [16*NT-1:0] t, input int i);   // entry i of a shape table
+        f_field = int'(t[i * 16 +: 16]);
+    endfunction
+    function automatic int f_k(input int v, input int p, input int s);          // window lane (v, p, s)
+        f_k = (v * MP + p) * MS + s;
     endfunction
     function automatic int f_unit(input int i, input int v, input int p, input int s);   // its unit
         int sm, gp;
-        sm = f_sh(SHM, i);
-        gp = sm == 1 ? (f_sh(SHP, i) + 1) / 2 : f_sh(SHP, i);
-        f_unit = ((sm == 2 ? v / 2 : v) * gp + (sm == 1 ? p / 2 : p)) * f_sh(SHS, i) + s;
+        sm = f_field(TSM, i);
+        gp = sm == 1 ? (f_field(TSP, i) + 1) / 2 : f_field(TSP, i);
+        f_unit = ((sm == 2 ? v / 2 : v) * gp + (sm == 1 ? p / 2 : p)) * f_field(TSS, i) + s;
     endfunction
     function automatic logic f_in(input int i, input int v, input int p, input int s);   // inside the folding
-        f_in = v < f_sh(SHV, i) && p < f_sh(SHP, i) && s < f_sh(SHS, i) && f_unit(i, v, p, s) < NU;
+        f_in = v < f_field(TSV, i) && p < f_field(TSP, i) && s < f_field(TSS, i) && f_unit(i, v, p, s) < NU;
     endfunction
     function automatic logic f_second(input int i, input int v, input int p);   // a pair's second lane
-        f_second = (f_sh(SHM, i) == 1 && p % 2 == 1) || (f_sh(SHM, i) == 2 && v % 2 == 1);
+        f_second = (f_field(TSM, i) == 1 && p % 2 == 1) || (f_field(TSM, i) == 2 && v % 2 == 1);
     endfunction
     function automatic logic f_two(input int i, input int v, input int p);      // a first lane with a second
-        f_two = (f_sh(SHM, i) == 1 && p + 1 < f_sh(SHP, i)) || (f_sh(SHM, i) == 2 && v + 1 < f_sh(SHV, i));
+        f_two = (f_field(TSM, i) == 1 && p + 1 < f_field(TSP, i)) || (f_field(TSM, i) == 2 && v + 1 < f_field(TSV, i));
     endfunction
-    function automatic int f_kb(input int i, input int k);                      // the second lane of lane k
-        f_kb = f_sh(SHM, i) == 1 ? k + MS : k + MP * MS;
+    function automatic int f_kb(input int i, input int v, input int p, input int s);   // the pair's second lane
+        f_kb = f_field(TSM, i) == 1 ? f_k(v, p + 1, s) : f_k(v + 1, p, s);
     endfunction
     always_comb begin : route_in
         ua = '0;
         uq = '0;
         for (int i = 0; i < NSH; i++) begin
-            if (msel[i]) begin
-                for (int v = 0; v < MV; v++) begin
-                    for (int p = 0; p < MP; p++) begin
-                        for (int s = 0; s < MS; s++) begin
-                            if (f_in(i, v, p, s) && !f_second(i, v, p)) begin
-                                if (f_sh(SHM, i) == 2) begin   // x - zp packed, the weight shared
-                                    ua[f_unit(i, v, p, s) * PKW +: PKW] = !f_two(i, v, p) ? PKW'(d[(v * MP + p) * MS + s])
-                                        : (PKW'(d[f_kb(i, (v * MP + p) * MS + s)]) <<< SP) + PKW'(d[(v * MP + p) * MS + s]);
-                                    uq[f_unit(i, v, p, s) * OW +: OW] = f_two(i, v, p) && !live[(v * MP + p) * MS + s]
-                                        ? OW'($signed(w[f_kb(i, (v * MP + p) * MS + s) * WB +: WB]))
-                                        : OW'($signed(w[((v * MP + p) * MS + s) * WB +: WB]));
-                                end else begin                 // weights packed (or one), the activation shared
-                                    ua[f_unit(i, v, p, s) * PKW +: PKW] = !f_two(i, v, p)
-                                        ? PKW'($signed(w[((v * MP + p) * MS + s) * WB +: WB]))
-                                        : (PKW'($signed(w[f_kb(i, (v * MP + p) * MS + s) * WB +: WB])) <<< SP)
-                                          + PKW'($signed(w[((v * MP + p) * MS + s) * WB +: WB]));
-                                    uq[f_unit(i, v, p, s) * OW +: OW] = f_two(i, v, p) && !live[(v * MP + p) * MS + s]
-                                        ? OW'(d[f_kb(i, (v * MP + p) * MS + s)]) : OW'(d[(v * MP + p) * MS + s]);
-                                end
-                            end
+            for (int v = 0; v < MV; v++) begin
+                for (int p = 0; p < MP; p++) begin
+                    for (int s = 0; s < MS; s++) begin
+                        if (msel[i] && f_in(i, v, p, s) && !f_second(i, v, p)) begin
+                            ua[f_unit(i, v, p, s) * PKW +: PKW] = !f_two(i, v, p) ? PKW'(pk[f_k(v, p, s)])
+                                : (PKW'(pk[f_kb(i, v, p, s)]) <<< SP) + PKW'(pk[f_k(v, p, s)]);
+                            uq[f_unit(i, v, p, s) * OW +: OW] = f_two(i, v, p) && !live[f_k(v, p, s)]
+                                ? sd[f_kb(i, v, p, s)] : sd[f_k(v, p, s)];
                         end
                     end
                 end
@@ -213,7 +219,7 @@ module hlsgen_core_dp #(
                     for (int p = 0; p < MP; p++) begin
                         for (int s = 0; s < MS; s++) begin
                             if (f_in(i, v, p, s))
-                                prod[(v * MP + p) * MS + s] = f_second(i, v, p) ? $signed(u_hi[f_unit(i, v, p, s) * PRW +: PRW])
+                                prod[f_k(v, p, s)] = f_second(i, v, p) ? $signed(u_hi[f_unit(i, v, p, s) * PRW +: PRW])
                                                                                : $signed(u_lo[f_unit(i, v, p, s) * PRW +: PRW]);
                         end
                     end
@@ -254,9 +260,6 @@ module hlsgen_core_dp #(
     logic [NRQ1*AW-1:0] r_v;                 // the routing's indices are ints; each requantizer's input value
     logic [NRQ1*RQW-1:0] r_row;              // and row
     logic [NRQ1*SB-1:0] r_q;                 // and result
-    function automatic int f_qs(input logic [16*NQS-1:0] t, input int j);
-        f_qs = int'(t[j * 16 +: 16]);
-    endfunction
     always_comb begin : rq_in
         r_v = '0;
         r_row = '0;
@@ -264,9 +267,9 @@ module hlsgen_core_dp #(
             if (qsel[j]) begin
                 for (int v = 0; v < MV; v++) begin
                     for (int p = 0; p < MP; p++) begin
-                        if (v < f_qs(QSV, j) && p < f_qs(QSP, j) && v * f_qs(QSP, j) + p < NRQ) begin
-                            r_v[(v * f_qs(QSP, j) + p) * AW +: AW] = nxt[(v * MP + p) * AW +: AW];
-                            r_row[(v * f_qs(QSP, j) + p) * RQW +: RQW] = {m0[(v * MP + p) * 32 +: 32],
+                        if (v < f_field(TQV, j) && p < f_field(TQP, j) && v * f_field(TQP, j) + p < NRQ) begin
+                            r_v[(v * f_field(TQP, j) + p) * AW +: AW] = nxt[(v * MP + p) * AW +: AW];
+                            r_row[(v * f_field(TQP, j) + p) * RQW +: RQW] = {m0[(v * MP + p) * 32 +: 32],
                                 bias[(v * MP + p) * PW +: PW], shift[(v * MP + p) * 7 +: 7], he[v * MP + p],
                                 ozp[(v * MP + p) * 32 +: 32], lo[(v * MP + p) * 32 +: 32], hi[(v * MP + p) * 32 +: 32]};
                         end
@@ -304,8 +307,8 @@ module hlsgen_core_dp #(
             if (!wmax && qsel[j]) begin
                 for (int v = 0; v < MV; v++) begin
                     for (int p = 0; p < MP; p++) begin
-                        if (v < f_qs(QSV, j) && p < f_qs(QSP, j) && v * f_qs(QSP, j) + p < NRQ)
-                            wq[(v * MP + p) * SB +: SB] = r_q[(v * f_qs(QSP, j) + p) * SB +: SB];
+                        if (v < f_field(TQV, j) && p < f_field(TQP, j) && v * f_field(TQP, j) + p < NRQ)
+                            wq[(v * MP + p) * SB +: SB] = r_q[(v * f_field(TQP, j) + p) * SB +: SB];
                     end
                 end
             end

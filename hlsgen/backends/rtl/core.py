@@ -18,7 +18,7 @@ import numpy as np
 
 from ...ir.graph import Graph
 from ...ops import OPS
-from ...schedule.cost import Resources, core_dsp, depth_of, evaluate, port_bytes_per_cycle
+from ...schedule.cost import Folding, Resources, core_dsp, depth_of, evaluate, packing, port_bytes_per_cycle
 from ...schedule.scheduler import MEMORY_LATENCY_CYCLES
 from ...schedule.schedule import Schedule
 from ...ir.types import container_bits
@@ -477,23 +477,24 @@ def _vector(values: List[int]) -> str:
     return f"{16 * len(values)}'h{sum(v << (16 * i) for i, v in enumerate(values)):x}"
 
 
-def _units(a: Dict, device) -> Dict:
-    """hlsgen_core_dp's multiplier pools for a core. MAC units: per weighted shape, its lanes one
-    per unit, or in pairs when the cost model packs (DSP48E2, weights <= 4 bits, activations <=
-    8) along whichever of PE (dense words only) and VEC needs fewer units, as
-    cost.packed_multipliers counts them; the core has as many units as its largest shape needs.
-    Requantizers: as many as the largest requantizing shape has outputs."""
-    pack = a["small"] and device.dsp_type == "DSP48E2"
+def _shapes(a: Dict, device) -> Tuple[List[Tuple[int, int, int, int]], int]:
+    """hlsgen_core_dp's MAC shapes for a core, (VEC, PE, SIMD, pairing) per weighted folding,
+    and its MAC units: per shape as cost.packing counts them (two int4 x int8 products per
+    DSP48E2 unit when every weighted word of the core is that small; pairing along PE only when
+    every word of the folding is dense), as many units as the largest shape needs."""
+    per_dsp = 2 if a["small"] and device.dsp_type == "DSP48E2" else 1
     shapes, nu = [], 0
     for (v, p, s), dense in sorted(a["mac"].items()):
-        opts = [(v * p * s, 0)]
-        if pack and dense and p > 1:
-            opts.append((-(-p // 2) * v * s, 1))
-        if pack and v > 1:
-            opts.append((p * -(-v // 2) * s, 2))
-        n, mode = min(opts)
+        n, mode = packing(Folding(v, p, s), per_dsp, dense)
         shapes.append((v, p, s, mode))
         nu = max(nu, n)
+    return shapes, nu
+
+
+def _units(a: Dict, device) -> Dict:
+    """hlsgen_core_dp's parameters for its multiplier pools: the MAC shapes and units (_shapes);
+    requantizers, as many as the largest requantizing shape has outputs."""
+    shapes, nu = _shapes(a, device)
     shapes = shapes or [(0, 0, 0, 0)]        # (no weighted word: a shape no word matches)
     rqs = sorted(a["rq"]) or [(0, 0)]
     return {"NU": nu, "NSH": len(shapes), **{k: _vector([sh[i] for sh in shapes]) for i, k in enumerate(("SHV", "SHP", "SHS", "SHM"))},
