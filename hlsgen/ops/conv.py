@@ -76,7 +76,8 @@ def window_conv_loops(task, graph, rows: int, reads_per_tap: int = 1, extra_act_
     return LoopNest(vectors=n * oh * ow * reads_per_tap, pe_bound=o, simd_bound=cg * kh * kw, vec_bound=ow, multiply=True,
                     act_bits=ab + extra_act_bits, weight_bits=wb,
                     acc_bits=reduction_acc_bits(ab + extra_act_bits, wb, cg * kh * kw, task),
-                    weights=w.size, requant_terms=1, blocks=n * oh, lookahead=rows, window_bits=window)
+                    weights=w.size, requant_terms=1, blocks=n * oh, lookahead=rows, window_bits=window,
+                    pe_shares_input=cg == x.shape[1])
 
 
 @register
@@ -148,4 +149,4 @@ class ConvTranspose(OpKind):
                         simd_bound=(ci // groups) * kh * kw, vec_bound=x.shape[3], multiply=True, act_bits=ab,
                         weight_bits=wb, acc_bits=reduction_acc_bits(ab, wb, (ci // groups) * kh * kw, task), weights=w.size,
                         requant_terms=1, blocks=n * x.shape[2], lookahead=1,
-                        window_bits=kh * ow * og * groups * 32)
+                        window_bits=kh * ow * og * groups * 32, pe_shares_input=groups == 1)

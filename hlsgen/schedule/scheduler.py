@@ -50,9 +50,11 @@ from .schedule import Buffer, Schedule, Stage, TaskPlan
 
 MODES = ("auto", "dataflow", "sequential")
 OBJECTIVES = ("latency", "throughput")
-STAGE_SWITCH_CYCLES = 64     # drain the previous stage's pipelines, send configuration words (not
+STAGE_SWITCH_CYCLES = 3      # the top sees the last core's done, starts the next stage's cores and
+                             # they fetch their first word (hlsgen_top's WAIT -> RUN, the core's
+                             # IDLE -> FETCH; pipelines drain inside their tasks, depth_of). Not
                              # before the first stage: segment costs include it, the schedule's
-                             # total takes it back once)
+                             # total takes it back once
 TASK_SWITCH_CYCLES = 1       # the core loads its next configuration word, one ROM row (InTAR
                              # quotes 10-20 ns for its FIFO read + mux; hlsgen_core measures 1)
 MEMORY_LATENCY_CYCLES = 100  # first word of an off-chip burst
@@ -300,12 +302,12 @@ class Problem:
         p = self.prod[name]
         return not (i <= p and self.last[name] < j)
 
-    def _traffic(self, k: int, i: int, j: int, mode: str) -> Tuple[int, int, int]:
-        """(off-chip bytes, transfer cycles, latency cycles) of task k for one input. Its streams
-        share the memory's channels (port_bpc each): the transfer overlaps the task's compute; the
-        latency does not (the first read's, the last write response's)."""
+    def _streams(self, k: int, i: int, j: int, mode: str) -> Tuple[List[float], List[float]]:
+        """The off-chip reads and writes of task k (bytes each, for one input) in stage [i, j)."""
         t = self.tasks[k]
         reads, writes = [], []
+        if self.nests[k].free:
+            return reads, writes
         if self.weight_place[k] == "offchip":    # in containers of 8/16/32 bits, as both kernels read them
             nest = self.nests[k]
             reads.append(nest.weights * container_bits(nest.weight_bits) / 8)
@@ -315,8 +317,15 @@ class Problem:
         for n in t.outputs:
             if n in self.prod and self.offchip[n] and n not in self.io and self._stored(n, i, j, mode):
                 writes.append(self.bits[n] / 8)
+        return reads, writes
+
+    def _traffic(self, k: int, i: int, j: int, mode: str) -> Tuple[int, int, int]:
+        """(off-chip bytes, transfer cycles, latency cycles) of task k for one input. Its streams
+        share the memory's channels (port_bpc each): the transfer overlaps the task's compute; the
+        latency does not (the first read's, the last write response's)."""
+        reads, writes = self._streams(k, i, j, mode)
         streams = reads + writes
-        if not streams or self.nests[k].free:
+        if not streams:
             return 0, 0, 0
         lanes = min(len(streams), self.mem_channels)
         cyc = max(max(transfer_cycles(b, self.port_bpc) for b in streams),
@@ -510,7 +519,10 @@ class Problem:
             cycles, res, eff, depths, bott, lat, starts = full
         bytes_in = sum(b for b, _, _ in traffic)
         cycles = max(cycles, math.ceil(B * bytes_in / self.total_bpc)) + STAGE_SWITCH_CYCLES
-        cycles += max((lat for _, _, lat in traffic), default=0)   # the stage's memory latencies, once
+        # the stage's memory latencies, once each: the first read's before its pipeline fills,
+        # the last write's response after it drains (whichever tasks read and write)
+        sides = [self._streams(k, i, j, "dataflow") for k in range(i, j)]
+        cycles += MEMORY_LATENCY_CYCLES * (any(r for r, _ in sides) + any(w for _, w in sides))
         choice = {"chosen": chosen, "eff": eff, "traffic": traffic, "depths": depths, "bottleneck": i + bott,
                   "latency": lat, "scratch": scratch, "steady": eff[bott],
                   "starts": {i + k: v for k, v in enumerate(starts)}}
