@@ -62,12 +62,12 @@ def test_csim_bit_exact(exported, tmp_path, net, mode, target):
 
 
 def test_capped_schedule_mixes_modes_and_spills(exported, tmp_path):
-    """The capped target really exercises what it is for: sequential stages next to dataflow
-    ones, activations spilled to m_axi and read back by both kinds of stage. (demo_cnn: since the
-    model adds each sequential task's memory latency, shuffle_block's capped auto schedule is
-    dataflow stages only.)"""
+    """The small device exercises what it is for: sequential stages next to dataflow ones,
+    activations spilled to m_axi and read back by both kinds of stage. (demo_cnn at an 80% cap:
+    every stage has its own cores, so at the 20% cap a split does not pay and auto builds one
+    sequential stage.)"""
     out = tmp_path / "prj"
-    b = run_cli("build", exported("demo_cnn", "qcdq"), "--device", SMALL, "--resource-cap", "0.2",
+    b = run_cli("build", exported("demo_cnn", "qcdq"), "--device", SMALL, "--resource-cap", "0.8",
                 "--weights", "offchip", "-o", out)
     assert b.returncode == 0, b.stderr
     rep = report(out)

@@ -58,7 +58,8 @@ class Schedule:
     stages: List[Stage]
     total_cycles: int            # for the batch
     offchip_bytes: int
-    resources: Resources         # the design: max over stages (cores are reconfigured) + resident weights
+    resources: Resources         # the design as emitted: every stage its own cores, so DSP, LUT and FF
+                                 # add up over stages; memories the largest stage's; + resident weights
     budget: Resources
     weights_resident: bool
     macs: int

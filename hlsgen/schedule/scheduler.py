@@ -2,10 +2,10 @@
 sequential, pick every task's folding, place every buffer, all from the cost model.
 
 Execution model (docs/performance.md has the derivations):
-- Stages run one after another; a stage owns the whole device while it runs, so compute
-  resources (DSP, LUT, FF) and stage buffers are shared across stages by reconfiguration
-  (InTAR's compute cores), and the design needs the maximum over stages. Resident weights
-  are the exception: they persist, so they are reserved for the whole design.
+- Stages run one after another. Each stage has its own cores in the emitted kernels (neither
+  backend yet reuses one stage's datapaths in another, as InTAR's compute cores are reused),
+  so compute resources (DSP, LUT, FF) add up over the stages; stage buffers are counted at
+  the largest stage's. Resident weights persist, so they are reserved for the whole design.
 - dataflow stage: every task has its own datapath; tasks stream to each other through FIFOs.
   A task starts once its producers have emitted the blocks it needs (rows for convolutions);
   the stage takes (pipeline fill along the critical path) + (batch - 1) x (slowest task).
@@ -26,9 +26,12 @@ Execution model (docs/performance.md has the derivations):
 
 Search (`mode="auto"`): dynamic programming over segmentations of the task list into
 contiguous stages of at most `max_segment` tasks, each stage dataflow or sequential with its
-own allocation, plus the two single-stage designs (whole-graph dataflow and whole-graph
-sequential). The DP is exact for that space because a stage's cost and feasibility depend
-only on its first and last task. Hence auto is never worse than either baseline.
+own allocation under one stage budget, plus the two single-stage designs (whole-graph
+dataflow and whole-graph sequential). The DP is exact for that space at that budget because
+a stage's cost and feasibility depend only on its first and last task. Its best segmentation
+must also fit as emitted (the stages' compute added up): while it does not, the stage budget
+shrinks by the overshoot and the DP runs again (at most FIT_ROUNDS passes). Auto is never
+worse than either baseline, which are single stages at the full budget.
 """
 from __future__ import annotations
 
@@ -66,6 +69,8 @@ WEIGHT_REGISTER_BITS = 16384  # weight arrays up to this size are fully partitio
 GREEDY_STEPS = 24            # latency refinement of a dataflow allocation: at most this many upgrades,
 GREEDY_TRIALS = 6            # each trying the slowest tasks
 SEQ_GREEDY_STEPS = 256       # growth of a sequential core (pools): at most this many upgrades
+FIT_ROUNDS = 8               # auto: DP passes at shrinking stage budgets until the stages' sum fits
+COMPUTE = ("dsp", "lut", "ff")   # what every stage's cores hold for themselves (summed over stages)
 
 
 def _core_need(core: np.ndarray, extra: np.ndarray) -> np.ndarray:
@@ -719,14 +724,12 @@ class Problem:
         # segments in place so the plan names its own tasks and tensors
         segs = [(i, j, m, self.segment(i, j, m, cached=False)) for i, j, m, _ in segs]
         stages, t = [], self.stream_in
-        res = Resources()
         for idx, (i, j, m, seg) in enumerate(segs):
             st = self._stage(idx, i, j, m, seg, t)
             if idx == 0:
                 st.cycles -= STAGE_SWITCH_CYCLES      # nothing to drain before the first stage
             stages.append(st)
             t += st.cycles
-            res = res.max(seg.res)
         total = t + self.stream_out + KERNEL_CONTROL_CYCLES
         if (self.opts.objective == "throughput" and len(segs) == 1 and segs[0][2] == "dataflow"):
             # successive batches overlap in a single dataflow pipeline: one batch per B x bottleneck
@@ -735,10 +738,23 @@ class Problem:
                         batch=self.opts.batch, clock_mhz=self.clock, resource_cap=self.opts.resource_cap,
                         stages=stages, total_cycles=int(total),
                         offchip_bytes=sum(s.offchip_bytes for s in stages) + self.io_bytes,
-                        resources=res + self.reserved, budget=self.budget, weights_resident=self.resident,
+                        resources=self.emitted([s[3] for s in segs]), budget=self.budget, weights_resident=self.resident,
                         macs=sum(self.macs), search=search, port_bits=self.opts.port_bits,
                         stream_in_cycles=self.stream_in, stream_out_cycles=self.stream_out,
                         control_cycles=KERNEL_CONTROL_CYCLES)
+
+    def emitted(self, segs: List[_SegResult]) -> Resources:
+        """The design as the kernels build it from these stages: every stage has its own cores,
+        so DSP, LUT and FF add up over the stages; memories are the largest stage's
+        scratchpads and FIFOs; plus the resident weights."""
+        total, largest = Resources(), Resources()
+        for seg in segs:
+            total, largest = total + seg.res, largest.max(seg.res)
+        return replace(largest, **{f: getattr(total, f) for f in COMPUTE}) + self.reserved
+
+    def clear_cache(self) -> None:
+        """Forget the costed segments (after the stage budget changes)."""
+        self._cache.clear()
 
     def objective_cycles(self, segs) -> int:
         if self.opts.objective == "throughput" and len(segs) == 1 and segs[0][2] == "dataflow":
@@ -752,29 +768,21 @@ def _infeasible(prob: Problem, what: str, seg: _SegResult):
                       f"{short[0]}; raise --resource-cap, pick a larger device or try --mode auto/sequential")
 
 
-def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptions()) -> Schedule:
-    """Schedule `graph` on `device`. Deterministic: same inputs, same schedule."""
-    prob = Problem(graph, device, opts)
-    n = prob.n
-    whole = {m: prob.segment(0, n, m) for m in ("dataflow", "sequential")}
-    if opts.mode in ("dataflow", "sequential"):
-        seg = whole[opts.mode]
-        if not seg.feasible:
-            _infeasible(prob, f"model {graph.name!r} as one {opts.mode} stage", seg)
-        return prob.build([(0, n, opts.mode, seg)], opts.mode, {"space": f"single {opts.mode} stage"})
-    # auto: DP over contiguous segments
+def _dp(prob: Problem):
+    """The best segmentation of the task list at the problem's stage budget: (stages or None,
+    segments evaluated, segments pruned, the infeasible result of a single task if one was seen)."""
+    n, opts = prob.n, prob.opts
     L = max(1, opts.max_segment)
     INF = (float("inf"), 0)
     best: List[Tuple[float, int]] = [INF] * (n + 1)
     back: List[Optional[Tuple[int, str, _SegResult]]] = [None] * (n + 1)
     best[0] = (0, 0)
-    evaluated = 0
+    evaluated = pruned = 0
     worst_short = None
     fastest = [min(o.cycles for o in ol) for ol in prob.options]
     # every multiply of a stage runs on at most (capped DSPs x 3 products per DSP) per cycle
     peak = max(1, prob.stage_budget.dsp) * 3
     mac_prefix = np.concatenate([[0], np.cumsum([prob.macs[k] if prob.nests[k].multiply else 0 for k in range(n)])])
-    pruned = 0
     for j in range(1, n + 1):
         lb = 0
         # shortest segments first: they set best[j] early, so longer ones can be pruned by a
@@ -798,24 +806,63 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
                 if key < best[j]:
                     best[j] = key
                     back[j] = (i, m, seg)
-    candidates = []
-    if best[n][0] != float("inf"):
-        segs, j = [], n
-        while j > 0:
-            i, m, seg = back[j]
-            segs.append((i, j, m, seg))
-            j = i
-        segs.reverse()
-        candidates.append(("dp", segs))
-    for m in ("dataflow", "sequential"):
-        if whole[m].feasible:
-            candidates.append((f"whole-{m}", [(0, n, m, whole[m])]))
+    if best[n][0] == float("inf"):
+        return None, evaluated, pruned, worst_short
+    segs, j = [], n
+    while j > 0:
+        i, m, seg = back[j]
+        segs.append((i, j, m, seg))
+        j = i
+    return segs[::-1], evaluated, pruned, worst_short
+
+
+def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptions()) -> Schedule:
+    """Schedule `graph` on `device`. Deterministic: same inputs, same schedule."""
+    prob = Problem(graph, device, opts)
+    n = prob.n
+    whole = {m: prob.segment(0, n, m) for m in ("dataflow", "sequential")}
+    if opts.mode in ("dataflow", "sequential"):
+        seg = whole[opts.mode]
+        if not seg.feasible:
+            _infeasible(prob, f"model {graph.name!r} as one {opts.mode} stage", seg)
+        return prob.build([(0, n, opts.mode, seg)], opts.mode, {"space": f"single {opts.mode} stage"})
+    # auto: the DP over contiguous segments. Each stage of the emitted kernels has its own cores,
+    # so a segmentation fits only if its stages' compute adds up within the cap: when the DP's
+    # best does not, the budget of one stage shrinks by the overshoot and the DP runs again
+    full = prob.stage_budget
+    candidates = [(f"whole-{m}", [(0, n, m, whole[m])], full) for m in ("dataflow", "sequential") if whole[m].feasible]
+    evaluated = pruned = rounds = 0
+    worst_short = None
+    while rounds < FIT_ROUNDS:
+        rounds += 1
+        segs, ev, pr, short = _dp(prob)
+        evaluated, pruned, worst_short = evaluated + ev, pruned + pr, worst_short or short
+        if segs is None:
+            break
+        use = prob.emitted([s[3] for s in segs])
+        if fits(use, prob.budget):
+            candidates.append(("dp", segs, prob.stage_budget))
+            break
+        if candidates and prob.objective_cycles(segs) >= min(prob.objective_cycles(c[1]) for c in candidates):
+            break                            # a smaller stage budget only makes the DP's best slower
+        shrunk = {}
+        for f in COMPUTE:
+            total, allowed = getattr(use, f) - getattr(prob.reserved, f), getattr(full, f)
+            cur = getattr(prob.stage_budget, f)
+            shrunk[f] = min(cur - 1, cur * allowed // max(1, total), allowed // len(segs)) if total > allowed else cur
+        prob.stage_budget = replace(prob.stage_budget, **{f: max(0, v) for f, v in shrunk.items()})
+        prob.clear_cache()
+        # every multiply of the graph at most 3 products per DSP of one stage's budget per cycle
+        bound = opts.batch * sum(m for m, nest in zip(prob.macs, prob.nests) if nest.multiply) // max(1, 3 * prob.stage_budget.dsp)
+        if candidates and bound >= min(prob.objective_cycles(c[1]) for c in candidates):
+            break
     if not candidates:
         _infeasible(prob, f"model {graph.name!r} (some task even alone)", worst_short or whole["sequential"])
-    name, segs = min(candidates, key=lambda c: (prob.objective_cycles(c[1]), len(c[1])))
-    search = {"space": f"contiguous segments of at most {L} tasks, each dataflow or sequential, "
+    name, segs, stage_budget = min(candidates, key=lambda c: (prob.objective_cycles(c[1]), len(c[1])))
+    prob.stage_budget = stage_budget
+    search = {"space": f"contiguous segments of at most {max(1, opts.max_segment)} tasks, each dataflow or sequential, "
                        f"plus the whole-graph dataflow and sequential designs",
               "segments_evaluated": evaluated, "segments_costed": evaluated - prob.cache_hits,
-              "segments_pruned_by_bound": pruned, "tasks": n,
-              "picked": name}
+              "segments_pruned_by_bound": pruned, "tasks": n, "picked": name, "fit_rounds": rounds,
+              "stage_budget": stage_budget.as_dict()}
     return prob.build(segs, "auto", search)
