@@ -832,7 +832,7 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
     full = prob.stage_budget
     candidates = [(f"whole-{m}", [(0, n, m, whole[m])], full) for m in ("dataflow", "sequential") if whole[m].feasible]
     evaluated = pruned = rounds = 0
-    worst_short = None
+    worst_short = over = None
     while rounds < FIT_ROUNDS:
         rounds += 1
         segs, ev, pr, short = _dp(prob)
@@ -840,6 +840,7 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
         if segs is None:
             break
         use = prob.emitted([s[3] for s in segs])
+        over = over or shortfall(use, prob.budget)
         if fits(use, prob.budget):
             candidates.append(("dp", segs, prob.stage_budget))
             break
@@ -856,6 +857,11 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
         bound = opts.batch * sum(m for m, nest in zip(prob.macs, prob.nests) if nest.multiply) // max(1, 3 * prob.stage_budget.dsp)
         if candidates and bound >= min(prob.objective_cycles(c[1]) for c in candidates):
             break
+    if not candidates and over:
+        raise HlsgenError(f"model {graph.name!r} does not fit {prob.dev.name} under --resource-cap "
+                          f"{prob.opts.resource_cap}: not as one stage ({(whole['sequential'].short or ['no folding fits'])[0]}), "
+                          f"and its stages, each on its own cores, do not fit together ({over[0]}); raise --resource-cap "
+                          f"or pick a larger device")
     if not candidates:
         _infeasible(prob, f"model {graph.name!r} (some task even alone)", worst_short or whole["sequential"])
     name, segs, stage_budget = min(candidates, key=lambda c: (prob.objective_cycles(c[1]), len(c[1])))
