@@ -15,6 +15,7 @@ from hlsgen.ops import OPS
 from hlsgen.schedule import ScheduleOptions, device_names, load_device, schedule
 from hlsgen.schedule.cost import (Folding, Resources, bram18_blocks, budget, evaluate, fits, foldings, pareto_options,
                                   uram_blocks)
+from hlsgen.report.schedule import format_schedule
 from hlsgen.schedule.scheduler import Problem
 
 from conftest import run_cli
@@ -193,7 +194,6 @@ def test_auto_is_the_optimum_of_its_search_space(exported, net, device):
     # best segmentation did not fit as emitted); the whole-graph designs keep the whole budget.
     # A schedule's total is its stages plus the graph's streams, less the first switch-in
     prob.stage_budget = Resources(**s.search["stage_budget"])
-    prob.clear_cache()
     dp = [_brute_force(prob)] if s.search["picked"] == "dp" else []
     best = min(dp + [w.cycles for w in whole if w.feasible])
     assert s.total_cycles == best + prob.outside_cycles()
@@ -233,6 +233,15 @@ def test_auto_fits_as_emitted(zoo_export):
     a = schedule(g, dev, ScheduleOptions(mode="auto", resource_cap=0.2))
     seq = schedule(g, dev, ScheduleOptions(mode="sequential", resource_cap=0.2))
     assert a.search["fit_rounds"] > 1 and a.total_cycles <= seq.total_cycles
+    # the search's log: every round but the last found a segmentation that did not fit as built
+    rounds = a.search["rounds"]
+    assert len(rounds) == a.search["fit_rounds"]
+    first = rounds[0]
+    whole = Problem(g, dev, ScheduleOptions(mode="auto", resource_cap=0.2)).stage_budget
+    assert first["stage_budget"] == whole.as_dict() and len(first["segmentation"].split()) > 1
+    assert first["as_built"]["dsp"] > a.budget.dsp and first["outcome"].startswith("does not fit as built")
+    assert all(r["stage_budget"]["dsp"] < p["stage_budget"]["dsp"] for p, r in zip(rounds, rounds[1:]))
+    assert "round 1: stage budget DSP" in format_schedule(a, dev)
     for f in ("dsp", "lut", "ff"):
         assert getattr(a.resources, f) == sum(getattr(st.resources, f) for st in a.stages) <= getattr(a.budget, f)
 

@@ -58,7 +58,28 @@ def format_schedule(s: Schedule, device: Device) -> str:
                  f"{s.macs:,d} MACs per input, {gops:.2f} GOPS; off-chip traffic {_kb(s.offchip_bytes)}; "
                  f"weights {'resident on chip' if s.weights_resident else 'streamed from off-chip'}")
     lines.append("resources: " + resource_line(s.resources, device, s.budget))
+    lines.extend(_fit_rounds(s))
     return "\n".join(lines)
+
+
+def _fit_rounds(s: Schedule) -> List[str]:
+    """Auto's search rounds when there was more than one: at each stage budget the DP's best
+    segmentation, its cycles and its compute as built (every stage on its own cores)."""
+    rounds = s.search.get("rounds") or []
+    if len(rounds) < 2:
+        return []
+    out = [f"auto search: {len(rounds)} rounds (picked {s.search.get('picked')}); each stage on its own cores, "
+           f"so a segmentation's DSP/LUT/FF add up"]
+    for k, r in enumerate(rounds):
+        b = r["stage_budget"]
+        head = f"  round {k + 1}: stage budget DSP {b['dsp']} LUT {b['lut']:,d}: "
+        if r["segmentation"] is None:
+            out.append(head + r["outcome"])
+            continue
+        u = r["as_built"]
+        out.append(head + f"{r['segmentation']}, {r['cycles']:,d} cycles, as built DSP {u['dsp']} LUT {u['lut']:,d}; "
+                   + r["outcome"])
+    return out
 
 
 def roofline_fraction(s: Schedule, device: Device, products_per_dsp: int) -> float:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -113,6 +113,15 @@ class ScheduleOptions:
             raise HlsgenError(f"port width {self.port_bits} bits: use a multiple of 8 up to 1024")
 
 
+class _Traffic(NamedTuple):
+    """A task's off-chip transfers in one stage, for one input."""
+    nbytes: int                       # read and written
+    cycles: int                       # transferring them (overlaps the task's compute)
+    latency: int                      # the memory's latency the task waits (does not overlap)
+    reads: bool
+    writes: bool
+
+
 @dataclass
 class _SegResult:
     cycles: int                       # for the batch, stage switch included
@@ -141,6 +150,8 @@ class Problem:
             except NotImplementedError:
                 raise HlsgenError(f"task {t.name!r}: op {t.op!r} has no cost model yet; it cannot be scheduled") from None
         self.macs = [int(OPS[t.op].macs(t, graph)) for t in self.tasks]
+        self._mac_prefix = np.concatenate([[0], np.cumsum([m if nest.multiply else 0
+                                                           for m, nest in zip(self.macs, self.nests)])])
         # what a task needs in a dataflow stage besides its datapath: line buffer, whole-tensor buffer
         self.stream_buffers = [storage(n.window_bits, max(1, n.act_bits * 8), device) +
                                storage(n.full_buffer_bits, max(1, n.act_bits), device) for n in self.nests]
@@ -231,6 +242,11 @@ class Problem:
     def _beats(self, n: str) -> int:
         t = self.g.tensors[n]
         return -(-t.size // max(1, self.opts.port_bits // container_bits(t.dtype.bits)))
+
+    def mac_bound(self, i: int, j: int) -> int:
+        """A lower bound on the cycles of tasks [i, j) in one stage at the stage budget: every
+        multiply of the batch at most 3 products per DSP per cycle (cost.macs_per_dsp's best)."""
+        return self.opts.batch * int(self._mac_prefix[j] - self._mac_prefix[i]) // (3 * max(1, self.stage_budget.dsp))
 
     def outside_cycles(self) -> int:
         """What a schedule's total adds to the sum of its stages: the input and output streams
@@ -324,18 +340,19 @@ class Problem:
                 writes.append(self.bits[n] / 8)
         return reads, writes
 
-    def _traffic(self, k: int, i: int, j: int, mode: str) -> Tuple[int, int, int]:
-        """(off-chip bytes, transfer cycles, latency cycles) of task k for one input. Its streams
-        share the memory's channels (port_bpc each): the transfer overlaps the task's compute; the
-        latency does not (the first read's, the last write response's)."""
+    def _traffic(self, k: int, i: int, j: int, mode: str) -> _Traffic:
+        """Task k's off-chip transfers for one input. Its streams share the memory's channels
+        (port_bpc each): the transfer overlaps the task's compute; the latency does not (the
+        first read's, the last write response's)."""
         reads, writes = self._streams(k, i, j, mode)
         streams = reads + writes
         if not streams:
-            return 0, 0, 0
+            return _Traffic(0, 0, 0, False, False)
         lanes = min(len(streams), self.mem_channels)
         cyc = max(max(transfer_cycles(b, self.port_bpc) for b in streams),
                   transfer_cycles(sum(streams), self.port_bpc * lanes))
-        return int(sum(streams)), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes))
+        return _Traffic(int(sum(streams)), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
+                        bool(reads), bool(writes))
 
     def _scratch_bits(self, i: int, j: int, mode: str) -> int:
         if not len(self._on_bits):
@@ -407,7 +424,7 @@ class Problem:
     def _dataflow(self, i: int, j: int) -> _SegResult:
         B = self.opts.batch
         traffic = [self._traffic(k, i, j, "dataflow") for k in range(i, j)]
-        tmin = max((c for _, c, _ in traffic), default=0)
+        tmin = max((tr.cycles for tr in traffic), default=0)
         fixed = Resources()
         for k in range(i, j):
             fixed = fixed + self.stream_buffers[k]
@@ -457,7 +474,7 @@ class Problem:
 
         def timed(chosen, want_depths=True):
             lanes = [o.folding.vec * o.folding.pe for o in chosen]
-            eff = [max(o.cycles, tr[1]) for o, tr in zip(chosen, traffic)]
+            eff = [max(o.cycles, tr.cycles) for o, tr in zip(chosen, traffic)]
             lat, depths, bott, starts = self._df_timing(edges, eff, lanes, want_depths, [o.depth for o in chosen])
             res = fixed
             for d, w in depths.values():
@@ -499,7 +516,7 @@ class Problem:
                         or res.ff + d_ff > self.stage_budget.ff):
                     continue
                 eff2 = list(eff)
-                eff2[idx] = max(new_o.cycles, traffic[idx][1])
+                eff2[idx] = max(new_o.cycles, traffic[idx].cycles)
                 lanes2 = list(lanes)
                 lanes2[idx] = new_o.folding.vec * new_o.folding.pe
                 pipe2 = [o.depth for o in chosen]
@@ -522,12 +539,11 @@ class Problem:
             chosen = trial
             lanes = [o.folding.vec * o.folding.pe for o in chosen]
             cycles, res, eff, depths, bott, lat, starts = full
-        bytes_in = sum(b for b, _, _ in traffic)
+        bytes_in = sum(tr.nbytes for tr in traffic)
         cycles = max(cycles, math.ceil(B * bytes_in / self.total_bpc)) + STAGE_SWITCH_CYCLES
         # the stage's memory latencies, once each: the first read's before its pipeline fills,
         # the last write's response after it drains (whichever tasks read and write)
-        sides = [self._streams(k, i, j, "dataflow") for k in range(i, j)]
-        cycles += MEMORY_LATENCY_CYCLES * (any(r for r, _ in sides) + any(w for _, w in sides))
+        cycles += MEMORY_LATENCY_CYCLES * (any(tr.reads for tr in traffic) + any(tr.writes for tr in traffic))
         choice = {"chosen": chosen, "eff": eff, "traffic": traffic, "depths": depths, "bottleneck": i + bott,
                   "latency": lat, "scratch": scratch, "steady": eff[bott],
                   "starts": {i + k: v for k, v in enumerate(starts)}}
@@ -551,12 +567,12 @@ class Problem:
         core = np.zeros((len(cands), 13), dtype=np.int64)    # maxima over tasks (columns as arr)
         valid = np.ones(len(cands), dtype=bool)
         idxs = []
-        for k, (nbytes, tcyc, tlat) in zip(range(i, j), traffic):
+        for k, tr in zip(range(i, j), traffic):
             dsps, picks, arr = self._by_dsp[k]
             idx = np.searchsorted(dsps, cands, side="right") - 1
             valid &= idx >= 0
             rows = arr[np.maximum(idx, 0)]
-            per[:, 0] += self._seq_cycles(k, rows[:, 0], tcyc, tlat)
+            per[:, 0] += self._seq_cycles(k, rows[:, 0], tr)
             core = np.maximum(core, rows)
             idxs.append(idx)
         ext = np.array((mem + mux).as_tuple(), dtype=np.int64)
@@ -589,11 +605,11 @@ class Problem:
         res = Resources(*(int(v) for v in nd))
         return _SegResult(cycles, res, {"chosen": chosen, "traffic": traffic, "scratch": scratch}, True)
 
-    def _seq_cycles(self, k: int, compute, tcyc: int, tlat: int):
+    def _seq_cycles(self, k: int, compute, tr: _Traffic):
         """Task k's cycles per input on a sequential core, at these compute cycles (an array
         of options or one): its compute overlaps its off-chip transfer, not the memory latency
         or the switch to its configuration word."""
-        return np.maximum(compute, tcyc) + tlat + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0)
+        return np.maximum(compute, tr.cycles) + tr.latency + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0)
 
     def _grow_core(self, i: int, j: int, traffic, extra, capv):
         """A sequential core grown greedily: from every task at its fewest-DSP option, first every upgrade the core already has room
@@ -607,10 +623,10 @@ class Problem:
         lens = np.array([len(a) for a in arrs])
         rows_all = np.zeros((n, L, arrs[0].shape[1]), dtype=np.int64)   # padded with each task's last option
         eff = np.zeros((n, L), dtype=np.int64)
-        for t, (a, k, (_, tcyc, tlat)) in enumerate(zip(arrs, range(i, j), traffic)):
+        for t, (a, k, tr) in enumerate(zip(arrs, range(i, j), traffic)):
             rows_all[t, :len(a)] = a
             rows_all[t, len(a):] = a[-1]
-            e = self._seq_cycles(k, a[:, 0], tcyc, tlat)
+            e = self._seq_cycles(k, a[:, 0], tr)
             eff[t, :len(a)] = e
             eff[t, len(a):] = e[-1]
         # each option's next strictly faster one (L: none); eff never rises along a task's
@@ -656,8 +672,9 @@ class Problem:
 
     def _signature(self, i: int, j: int, mode: str):
         """Everything a segment's cost depends on, position-free: repeated layers (a transformer
-        stack) share one evaluation."""
-        parts = [mode, self._scratch_bits(i, j, mode)]
+        stack) share one evaluation. The stage budget is part of it: auto's fit rounds shrink
+        it, and a segment costed at one budget is reused only at that budget."""
+        parts = [mode, self.stage_budget.as_tuple(), self._scratch_bits(i, j, mode)]
         for k in range(i, j):
             t = self.tasks[k]
             wiring = []
@@ -689,16 +706,16 @@ class Problem:
         chosen, traffic = seg.choice["chosen"], seg.choice["traffic"]
         plans = []
         offset = 0
-        for k, o, (nbytes, tcyc, tlat) in zip(range(i, j), chosen, traffic):
+        for k, o, tr in zip(range(i, j), chosen, traffic):
             r = o.res
             if mode == "dataflow":
                 r = r + self.stream_buffers[k]
             plans.append(TaskPlan(name=self.tasks[k].name, op=self.tasks[k].op, folding=o.folding, cycles=o.cycles,
-                                  transfer_cycles=tcyc + tlat, macs=self.macs[k], resources=r, weights=self.weight_place[k],
-                                  offchip_bytes=nbytes * self.opts.batch,
+                                  transfer_cycles=tr.cycles + tr.latency, macs=self.macs[k], resources=r, weights=self.weight_place[k],
+                                  offchip_bytes=tr.nbytes * self.opts.batch,
                                   start=start + (int(seg.choice["starts"][k]) if mode == "dataflow" else offset)))
             if mode == "sequential":
-                offset += self.opts.batch * int(self._seq_cycles(k, o.cycles, tcyc, tlat))
+                offset += self.opts.batch * int(self._seq_cycles(k, o.cycles, tr))
         buffers = []
         seen = set()
         for k in range(i, j):
@@ -752,10 +769,6 @@ class Problem:
             total, largest = total + seg.res, largest.max(seg.res)
         return replace(largest, **{f: getattr(total, f) for f in COMPUTE}) + self.reserved
 
-    def clear_cache(self) -> None:
-        """Forget the costed segments (after the stage budget changes)."""
-        self._cache.clear()
-
     def objective_cycles(self, segs) -> int:
         if self.opts.objective == "throughput" and len(segs) == 1 and segs[0][2] == "dataflow":
             return self.opts.batch * segs[0][3].choice["steady"] + self.stream_in + self.stream_out + KERNEL_CONTROL_CYCLES
@@ -766,6 +779,11 @@ def _infeasible(prob: Problem, what: str, seg: _SegResult):
     short = seg.short or ["no folding fits"]
     raise HlsgenError(f"{what} does not fit {prob.dev.name} under --resource-cap {prob.opts.resource_cap}: "
                       f"{short[0]}; raise --resource-cap, pick a larger device or try --mode auto/sequential")
+
+
+def _segmentation(segs) -> str:
+    """A segmentation as the reports write it: D3 S2 D1 (mode initial, tasks per stage)."""
+    return " ".join(f"{m[0].upper()}{j - i}" for i, j, m, _ in segs)
 
 
 def _dp(prob: Problem):
@@ -780,9 +798,6 @@ def _dp(prob: Problem):
     evaluated = pruned = 0
     worst_short = None
     fastest = [min(o.cycles for o in ol) for ol in prob.options]
-    # every multiply of a stage runs on at most (capped DSPs x 3 products per DSP) per cycle
-    peak = max(1, prob.stage_budget.dsp) * 3
-    mac_prefix = np.concatenate([[0], np.cumsum([prob.macs[k] if prob.nests[k].multiply else 0 for k in range(n)])])
     for j in range(1, n + 1):
         lb = 0
         # shortest segments first: they set best[j] early, so longer ones can be pruned by a
@@ -791,7 +806,7 @@ def _dp(prob: Problem):
             lb = max(lb, fastest[i])
             if best[i][0] == float("inf"):
                 continue
-            bound = max(lb, opts.batch * (mac_prefix[j] - mac_prefix[i]) // peak)
+            bound = max(lb, prob.mac_bound(i, j))
             if best[i][0] + bound + STAGE_SWITCH_CYCLES > best[j][0]:
                 pruned += 1
                 continue
@@ -831,20 +846,29 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
     # best does not, the budget of one stage shrinks by the overshoot and the DP runs again
     full = prob.stage_budget
     candidates = [(f"whole-{m}", [(0, n, m, whole[m])], full) for m in ("dataflow", "sequential") if whole[m].feasible]
-    evaluated = pruned = rounds = 0
+    best_single = min((prob.objective_cycles(c[1]) for c in candidates), default=None)
+    evaluated = pruned = 0
     worst_short = over = None
-    while rounds < FIT_ROUNDS:
-        rounds += 1
+    log = []                                 # every round: its budget, the DP's best and that as built
+    while len(log) < FIT_ROUNDS:
         segs, ev, pr, short = _dp(prob)
         evaluated, pruned, worst_short = evaluated + ev, pruned + pr, worst_short or short
+        entry = {"stage_budget": prob.stage_budget.as_dict(), "segmentation": None}
+        log.append(entry)
         if segs is None:
+            entry["outcome"] = "no segmentation fits one stage budget"
             break
         use = prob.emitted([s[3] for s in segs])
+        cycles = prob.objective_cycles(segs)
+        entry.update(segmentation=_segmentation(segs), cycles=int(cycles), as_built=use.as_dict())
         over = over or shortfall(use, prob.budget)
         if fits(use, prob.budget):
+            entry["outcome"] = "fits as built"
             candidates.append(("dp", segs, prob.stage_budget))
             break
-        if candidates and prob.objective_cycles(segs) >= min(prob.objective_cycles(c[1]) for c in candidates):
+        entry["outcome"] = f"does not fit as built: {shortfall(use, prob.budget)[0]}"
+        if best_single is not None and cycles >= best_single:
+            entry["outcome"] += "; no faster than a single stage, stop"
             break                            # a smaller stage budget only makes the DP's best slower
         shrunk = {}
         for f in COMPUTE:
@@ -852,10 +876,8 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
             cur = getattr(prob.stage_budget, f)
             shrunk[f] = min(cur - 1, cur * allowed // max(1, total), allowed // len(segs)) if total > allowed else cur
         prob.stage_budget = replace(prob.stage_budget, **{f: max(0, v) for f, v in shrunk.items()})
-        prob.clear_cache()
-        # every multiply of the graph at most 3 products per DSP of one stage's budget per cycle
-        bound = opts.batch * sum(m for m, nest in zip(prob.macs, prob.nests) if nest.multiply) // max(1, 3 * prob.stage_budget.dsp)
-        if candidates and bound >= min(prob.objective_cycles(c[1]) for c in candidates):
+        if best_single is not None and prob.mac_bound(0, n) >= best_single:
+            entry["outcome"] += "; at the next budget even the bound loses to a single stage, stop"
             break
     if not candidates and over:
         raise HlsgenError(f"model {graph.name!r} does not fit {prob.dev.name} under --resource-cap "
@@ -869,6 +891,6 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
     search = {"space": f"contiguous segments of at most {max(1, opts.max_segment)} tasks, each dataflow or sequential, "
                        f"plus the whole-graph dataflow and sequential designs",
               "segments_evaluated": evaluated, "segments_costed": evaluated - prob.cache_hits,
-              "segments_pruned_by_bound": pruned, "tasks": n, "picked": name, "fit_rounds": rounds,
-              "stage_budget": stage_budget.as_dict()}
+              "segments_pruned_by_bound": pruned, "tasks": n, "picked": name, "fit_rounds": len(log),
+              "stage_budget": stage_budget.as_dict(), "rounds": log}
     return prob.build(segs, "auto", search)

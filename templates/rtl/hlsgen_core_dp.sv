@@ -115,11 +115,15 @@ module hlsgen_core_dp #(
     localparam int NT = NSH > NQS ? NSH : NQS;   // the shape tables, widened to one length
     localparam logic [16*NT-1:0] TSV = (16*NT)'(SHV), TSP = (16*NT)'(SHP), TSS = (16*NT)'(SHS), TSM = (16*NT)'(SHM);
     localparam logic [16*NT-1:0] TQV = (16*NT)'(QSV), TQP = (16*NT)'(QSP);
+    function automatic int f_field(input logic [16*NT-1:0] t, input int i);   // entry i of a shape table
+        f_field = int'(t[i * 16 +: 16]);      // (every read of SHV..SHM, QSV, QSP goes through here)
+    endfunction
     logic [NSH-1:0] msel;                    // which MAC shape the word's folding is
     logic [NQS-1:0] qsel;                    // which requantizer shape
     always_comb begin
-        for (int i = 0; i < NSH; i++) msel[i] = fv == SHV[i * 16 +: 16] && fp == SHP[i * 16 +: 16] && fs == SHS[i * 16 +: 16];
-        for (int j = 0; j < NQS; j++) qsel[j] = fv == QSV[j * 16 +: 16] && fp == QSP[j * 16 +: 16];
+        for (int i = 0; i < NSH; i++)
+            msel[i] = int'(fv) == f_field(TSV, i) && int'(fp) == f_field(TSP, i) && int'(fs) == f_field(TSS, i);
+        for (int j = 0; j < NQS; j++) qsel[j] = int'(fv) == f_field(TQV, j) && int'(fp) == f_field(TQP, j);
     end
 
     // ---------------------------------------------------------------- MAC units
@@ -140,7 +144,7 @@ module hlsgen_core_dp #(
     logic signed [OW-1:0] pk[NL], sd[NL];
     always_comb begin
         vpair = 1'b0;
-        for (int i = 0; i < NSH; i++) if (msel[i] && SHM[i * 16 +: 16] == 16'd2) vpair = 1'b1;
+        for (int i = 0; i < NSH; i++) if (msel[i] && f_field(TSM, i) == 2) vpair = 1'b1;
         for (int k = 0; k < NL; k++) begin
             pk[k] = vpair ? OW'(d[k]) : OW'($signed(w[k * WB +: WB]));
             sd[k] = vpair ? OW'($signed(w[k * WB +: WB])) : OW'(d[k]);
@@ -152,9 +156,6 @@ module hlsgen_core_dp #(
     // neighbour along PE or VEC, and the shared operand comes from a live lane of the pair.
     // Shape i's fields, and where its lane (v, p, s) goes, are constant functions of the loop
     // indices (no variables inside the loops, which Yosys would keep as logic)
-    function automatic int f_field(input logic [16*NT-1:0] t, input int i);   // entry i of a shape table
-        f_field = int'(t[i * 16 +: 16]);
-    endfunction
     function automatic int f_k(input int v, input int p, input int s);          // window lane (v, p, s)
         f_k = (v * MP + p) * MS + s;
     endfunction
