@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="weight placement: resident on chip, streamed from off-chip, or auto (default)")
     p.add_argument("--port-bits", type=int, default=512, help="AXI port width for off-chip streams (default 512)")
     p.add_argument("--max-segment", type=int, default=24, help="longest stage the auto search considers, in tasks (default 24)")
+    p.add_argument("--stages", default="", metavar="'S3 D7'",
+                   help="fix the stages instead of searching: D<n> a dataflow stage of the next n tasks, S<n> a "
+                        "sequential one (the notation the reports use); foldings and buffers are still chosen")
     p.add_argument("--compare-modes", action="store_true", help="schedule in all three modes and compare them")
     p.add_argument("--json", metavar="FILE", help="write the schedule (or the comparison) as JSON")
     p.add_argument("--plot", metavar="FILE.png", help="write a Gantt chart of the stages with resource-use bars")
@@ -91,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weights", choices=["auto", "onchip", "offchip"], help="weight placement (default auto)")
     p.add_argument("--port-bits", type=int, help="AXI port width for off-chip streams (default 512)")
     p.add_argument("--max-segment", type=int, help="longest stage the auto search considers (default 24)")
+    p.add_argument("--stages", metavar="'S3 D7'", help="fix the stages instead of searching (see hlsgen schedule --help)")
     p.add_argument("--seed", type=int, help="seed of the random input the golden data is made from (default 0)")
     p.add_argument("--input", action="append", default=[], metavar="[NAME=]X.npy", help="float input array instead of a seeded one")
     p.add_argument("-o", "--output", metavar="OUT", help="project folder (default build/<design name> or build/<model name>)")
@@ -214,8 +218,11 @@ def cmd_schedule(a) -> int:
         raise HlsgenError(f"--plot {a.plot}: the chart is a PNG; give a file name ending in .png")
     device = load_device(a.device)
     opts = ScheduleOptions(mode=a.mode, clock_mhz=a.clock, resource_cap=a.resource_cap, objective=a.objective,
-                           batch=a.batch, weights=a.weights, port_bits=a.port_bits, max_segment=a.max_segment)
+                           batch=a.batch, weights=a.weights, port_bits=a.port_bits, max_segment=a.max_segment,
+                           stages=a.stages)
     opts.check()
+    if a.stages and a.compare_modes:
+        raise HlsgenError("--compare-modes compares the three modes; it does not take --stages")
     t0 = time.perf_counter()
     g = pipeline.load(a.model, pipeline.parse_shapes(a.shape))
     print(f"hlsgen: loaded {len(g.tasks)} tasks in {time.perf_counter() - t0:.1f} s; scheduling on {device.name}...",
@@ -277,11 +284,12 @@ def cmd_build(a) -> int:
         stem = "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in Path(a.model).stem)[:64] or "model"
         design = Design(name=stem, path=Path(a.model), model=Path(a.model), device=a.device)
     cli = {"mode": a.mode, "clock": a.clock, "resource_cap": a.resource_cap, "objective": a.objective,
-           "weights": a.weights, "port_bits": a.port_bits, "max_segment": a.max_segment}
+           "weights": a.weights, "port_bits": a.port_bits, "max_segment": a.max_segment, "stages": a.stages}
     o = dict(design.options, **{k: v for k, v in cli.items() if v is not None})
     opts = ScheduleOptions(mode=o.get("mode", "auto"), clock_mhz=o.get("clock"), resource_cap=o.get("resource_cap", 0.8),
                            objective=o.get("objective", "latency"), weights=o.get("weights", "auto"),
-                           port_bits=o.get("port_bits", 512), max_segment=o.get("max_segment", 24))
+                           port_bits=o.get("port_bits", 512), max_segment=o.get("max_segment", 24),
+                           stages=o.get("stages", ""))
     opts.check()
     device = load_device(a.device or design.device)
     out = Path(a.output or design.output or f"build/{design.name}")

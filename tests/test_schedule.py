@@ -18,7 +18,7 @@ from hlsgen.schedule.cost import (Folding, Resources, bram18_blocks, budget, eva
 from hlsgen.report.schedule import format_schedule
 from hlsgen.schedule.scheduler import Problem
 
-from conftest import run_cli
+from conftest import ROOT, run_cli
 
 TEST_NETS = ["conv_bn_relu", "depthwise_s2", "pointwise", "maxpool", "residual", "gap_linear", "mlp_w4", "mlp_w8",
              "demo_cnn", "shuffle_block"]
@@ -453,3 +453,35 @@ def test_throughput_objective_overlaps_batches_in_one_dataflow_pipeline(exported
     assert lat.total_cycles > one.total_cycles                      # four inputs take longer than one
     auto = schedule(g, dev, ScheduleOptions(mode="auto", batch=4, objective="throughput"))
     assert auto.total_cycles <= thr.total_cycles
+
+
+def test_fixed_stages_are_built_as_given(exported):
+    """--stages fixes the segmentation (the reports' notation); foldings, buffers and the stage
+    budget are still chosen, and the stages, each on its own cores and memories, fit together."""
+    g = pipeline.load(str(exported("demo_cnn", "qcdq")), {})
+    dev = load_device("kv260")
+    s = schedule(g, dev, ScheduleOptions(stages="S1 D4 s5", resource_cap=0.5))
+    assert s.mode == "fixed" and s.search["picked"] == "fixed"
+    assert [(st.mode, len(st.tasks)) for st in s.stages] == [("sequential", 1), ("dataflow", 4), ("sequential", 5)]
+    assert fits(s.resources, s.budget)
+    for f in ("dsp", "lut", "ff"):
+        assert getattr(s.resources, f) >= sum(getattr(st.resources, f) for st in s.stages)
+    assert s.search["rounds"][-1]["outcome"] == "fits as built"
+    auto = schedule(g, dev, ScheduleOptions(resource_cap=0.5))
+    assert auto.total_cycles <= s.total_cycles or auto.search["picked"] != "dp"
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--stages", "S3 X7"], "write each stage as D<tasks>"),
+    (["--stages", "S3 D3"], "covers 6 tasks; the model has 10"),
+    (["--stages", "S0 D10"], "write each stage as D<tasks>"),
+    (["--stages", "S5 D5", "--mode", "sequential"], "leave --mode at auto"),
+    (["--stages", "D10", "--device", "designs/devices/small.yaml", "--resource-cap", "0.2"],
+     "stage 0 (dataflow, tasks 0-9)"),
+])
+def test_bad_fixed_stages_are_one_line_exit_2(tmp_path, exported, args, needle):
+    out = tmp_path / "s.json"
+    r = run_cli("schedule", exported("demo_cnn", "qcdq"), "--device", "kv260", "--json", out, *args, cwd=ROOT)
+    assert r.returncode == 2, r.stderr
+    assert one_error_line(r.stderr) and needle in r.stderr, r.stderr
+    assert not out.exists()

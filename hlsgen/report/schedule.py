@@ -68,8 +68,8 @@ def _fit_rounds(s: Schedule) -> List[str]:
     rounds = s.search.get("rounds") or []
     if len(rounds) < 2:
         return []
-    out = [f"auto search: {len(rounds)} rounds (picked {s.search.get('picked')}); each stage on its own cores, "
-           f"so a segmentation's DSP/LUT/FF add up"]
+    out = [f"stage budget search: {len(rounds)} rounds (picked {s.search.get('picked')}); each stage has its own "
+           f"cores, so a segmentation's DSP/LUT/FF add up"]
     for k, r in enumerate(rounds):
         b = r["stage_budget"]
         head = f"  round {k + 1}: stage budget DSP {b['dsp']} LUT {b['lut']:,d}: "

@@ -51,7 +51,7 @@ from .cost import (Folding, Resources, TaskOption, budget, core_dsp, evaluate, f
 from .device import Device
 from .schedule import Buffer, Schedule, Stage, TaskPlan
 
-MODES = ("auto", "dataflow", "sequential")
+MODES = ("auto", "dataflow", "sequential")    # a Schedule's mode may also be "fixed" (--stages)
 OBJECTIVES = ("latency", "throughput")
 STAGE_SWITCH_CYCLES = 3      # the top sees the last core's done, starts the next stage's cores and
                              # they fetch their first word (hlsgen_top's WAIT -> RUN, the core's
@@ -95,6 +95,7 @@ class ScheduleOptions:
     weights: str = "auto"                     # auto | onchip | offchip
     scratch_fraction: float = 0.25
     folding: Tuple[Tuple[str, Tuple[int, int, int]], ...] = ()   # fixed foldings (validation)
+    stages: str = ""                          # a fixed segmentation, e.g. "S3 D7" (the reports' notation)
 
     def check(self):
         if self.mode not in MODES:
@@ -111,6 +112,20 @@ class ScheduleOptions:
             raise HlsgenError(f"weights placement {self.weights!r}: choose auto, onchip or offchip")
         if self.port_bits % 8 or not (8 <= self.port_bits <= 1024):
             raise HlsgenError(f"port width {self.port_bits} bits: use a multiple of 8 up to 1024")
+        if self.stages:
+            self.segmentation()
+            if self.mode != "auto":
+                raise HlsgenError(f"--stages {self.stages!r} fixes every stage's mode; leave --mode at auto")
+
+    def segmentation(self) -> List[Tuple[str, int]]:
+        """The fixed segmentation of `stages`: (mode, tasks) per stage."""
+        out = []
+        for tok in self.stages.split():
+            if len(tok) < 2 or tok[0].upper() not in "DS" or not tok[1:].isdigit() or int(tok[1:]) < 1:
+                raise HlsgenError(f"--stages {self.stages!r}: write each stage as D<tasks> (dataflow) or S<tasks> "
+                                  f"(sequential), separated by spaces, e.g. 'S3 D7'")
+            out.append(("dataflow" if tok[0].upper() == "D" else "sequential", int(tok[1:])))
+        return out
 
 
 class _Traffic(NamedTuple):
@@ -781,6 +796,57 @@ def _infeasible(prob: Problem, what: str, seg: _SegResult):
                       f"{short[0]}; raise --resource-cap, pick a larger device or try --mode auto/sequential")
 
 
+def _shrink(prob: Problem, use: Resources, full: Resources, stages: int) -> None:
+    """The next stage budget when stages built at the current one use `use` in all: every
+    resource they overshoot shrinks by the overshoot's ratio, by at least one and to at most
+    an even share of the whole budget."""
+    shrunk = {}
+    for f in COMPUTE:
+        total, allowed = getattr(use, f) - getattr(prob.reserved, f), getattr(full, f)
+        cur = getattr(prob.stage_budget, f)
+        shrunk[f] = min(cur - 1, cur * allowed // max(1, total), allowed // stages) if total > allowed else cur
+    prob.stage_budget = replace(prob.stage_budget, **{f: max(0, v) for f, v in shrunk.items()})
+
+
+def _fixed(prob: Problem) -> Schedule:
+    """The segmentation the user gave (--stages), at the largest stage budget, shrunk as auto's
+    is, at which its stages fit together as built."""
+    plan = prob.opts.segmentation()
+    n = prob.n
+    if sum(k for _, k in plan) != n:
+        raise HlsgenError(f"--stages {prob.opts.stages!r} covers {sum(k for _, k in plan)} tasks; the model has {n} "
+                          f"(`hlsgen inspect` lists them)")
+    full = prob.stage_budget
+    log = []
+    while len(log) < FIT_ROUNDS:
+        segs, i = [], 0
+        for m, k in plan:
+            segs.append((i, i + k, m, prob.segment(i, i + k, m)))
+            i += k
+        entry = {"stage_budget": prob.stage_budget.as_dict(), "segmentation": _segmentation(segs)}
+        log.append(entry)
+        bad = next((s for s in segs if not s[3].feasible), None)
+        if bad is not None and len(log) == 1:
+            i, j, m, seg = bad
+            _infeasible(prob, f"stage {segs.index(bad)} ({m}, tasks {i}-{j - 1}) of --stages {prob.opts.stages!r}", seg)
+        if bad is not None:
+            entry["outcome"] = "a stage no longer fits the smaller stage budget"
+            break
+        use = prob.emitted([s[3] for s in segs])
+        entry.update(cycles=int(prob.objective_cycles(segs)), as_built=use.as_dict())
+        if fits(use, prob.budget):
+            entry["outcome"] = "fits as built"
+            search = {"space": f"the fixed segmentation {prob.opts.stages!r} (--stages)", "picked": "fixed",
+                      "fit_rounds": len(log), "stage_budget": prob.stage_budget.as_dict(), "rounds": log}
+            return prob.build(segs, "fixed", search)
+        entry["outcome"] = f"does not fit as built: {shortfall(use, prob.budget)[0]}"
+        _shrink(prob, use, full, len(segs))
+    over = log[0]["outcome"][len("does not fit as built: "):]
+    raise HlsgenError(f"--stages {prob.opts.stages!r} does not fit {prob.dev.name} under --resource-cap "
+                      f"{prob.opts.resource_cap}: its stages, each on its own cores, do not fit together ({over}), and "
+                      f"at {len(log) - 1} smaller stage budgets {log[-1]['outcome']}; give fewer stages or raise --resource-cap")
+
+
 def _segmentation(segs) -> str:
     """A segmentation as the reports write it: D3 S2 D1 (mode initial, tasks per stage)."""
     return " ".join(f"{m[0].upper()}{j - i}" for i, j, m, _ in segs)
@@ -835,6 +901,8 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
     """Schedule `graph` on `device`. Deterministic: same inputs, same schedule."""
     prob = Problem(graph, device, opts)
     n = prob.n
+    if opts.stages:
+        return _fixed(prob)
     whole = {m: prob.segment(0, n, m) for m in ("dataflow", "sequential")}
     if opts.mode in ("dataflow", "sequential"):
         seg = whole[opts.mode]
@@ -870,12 +938,7 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
         if best_single is not None and cycles >= best_single:
             entry["outcome"] += "; no faster than a single stage, stop"
             break                            # a smaller stage budget only makes the DP's best slower
-        shrunk = {}
-        for f in COMPUTE:
-            total, allowed = getattr(use, f) - getattr(prob.reserved, f), getattr(full, f)
-            cur = getattr(prob.stage_budget, f)
-            shrunk[f] = min(cur - 1, cur * allowed // max(1, total), allowed // len(segs)) if total > allowed else cur
-        prob.stage_budget = replace(prob.stage_budget, **{f: max(0, v) for f, v in shrunk.items()})
+        _shrink(prob, use, full, len(segs))
         if best_single is not None and prob.mac_bound(0, n) >= best_single:
             entry["outcome"] += "; at the next budget even the bound loses to a single stage, stop"
             break
