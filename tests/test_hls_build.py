@@ -62,13 +62,13 @@ def test_csim_bit_exact(exported, tmp_path, net, mode, target):
 
 
 def test_capped_schedule_mixes_modes_and_spills(exported, tmp_path):
-    """The small device exercises what it is for: sequential stages next to dataflow ones,
-    activations spilled to m_axi and read back by both kinds of stage. (demo_cnn at an 80% cap:
-    every stage has its own cores, so at the 20% cap a split does not pay and auto builds one
-    sequential stage.)"""
+    """The small device exercises what it is for: a sequential stage next to a dataflow one, an
+    activation spilled to m_axi by one and read back by the other. (demo_cnn at an 80% cap with
+    its stages fixed, S1 D9: every stage has its own cores and memories, so auto builds one
+    stage on this device.)"""
     out = tmp_path / "prj"
     b = run_cli("build", exported("demo_cnn", "qcdq"), "--device", SMALL, "--resource-cap", "0.8",
-                "--weights", "offchip", "-o", out)
+                "--weights", "offchip", "--stages", "S1 D9", "-o", out)
     assert b.returncode == 0, b.stderr
     rep = report(out)
     assert {s["mode"] for s in rep["stages"]} == {"dataflow", "sequential"}
@@ -79,6 +79,33 @@ def test_capped_schedule_mixes_modes_and_spills(exported, tmp_path):
     assert "_cfg_t c = cfgq.read();" in src          # the core pops configuration words
     r, res = csim(out)
     assert r.returncode == 0 and res["passed"], r.stdout[-2000:]
+
+
+@pytest.mark.parametrize("net", ["shuffle_block", "residual"])
+def test_memory_figure_counts_every_array_the_kernel_declares(exported, tmp_path, net):
+    """The kernel holds its input, output and every scratchpad in a static array of its own for
+    the whole run. In a sequential design with streamed weights nothing else needs block RAM,
+    so the report's BRAM18 figure is exactly those arrays', each placed on its own: the model
+    may not reuse one scratchpad for another tensor, nor forget the input and output arrays
+    (until stop 15 it did both)."""
+    import re
+
+    from hlsgen.schedule import load_device
+    from hlsgen.schedule.cost import Resources, storage
+    out = tmp_path / "prj"
+    b = run_cli("build", exported(net, "qcdq"), "--device", "u280", "--mode", "sequential", "--weights", "offchip",
+                "-o", out)
+    assert b.returncode == 0, b.stderr
+    rep = report(out)
+    src = (out / "hls" / "kernel.cpp").read_text()
+    declared = re.findall(r"^\s*static ap_u?int<(\d+)> ((?:xin|yout|spad)\d+)\[(\d+)\];", src, re.M)
+    stores = {s["var"]: s for s in rep["build"]["stores"] if s["kind"] != "offchip"}
+    assert sorted(v for _, v, _ in declared) == sorted(stores), (declared, sorted(stores))
+    dev = load_device("u280")
+    mem = Resources()
+    for bits, var, n in declared:
+        mem = mem + storage(int(bits) * int(n), 64, dev)
+    assert mem.bram18 > 0 and rep["resources"]["bram18"] == mem.bram18 and rep["resources"]["uram"] == mem.uram
 
 
 def test_mismatch_is_reported_with_tensor_index_and_coordinates(exported, tmp_path):

@@ -224,20 +224,21 @@ def test_auto_never_worse_on_zoo_models(zoo_export, model, kw):
 
 def test_auto_fits_as_emitted(zoo_export):
     """Every stage of the emitted kernels has its own cores, so a multi-stage design's compute is
-    the sum over its stages and must fit the cap. InTAR's attention kernel on the KV260 at a 20%
+    the sum over its stages and must fit the cap. InTAR's attention kernel on the KV260 at a 40%
     cap: the DP's best segmentation at the whole budget per stage (a dataflow front and a
     sequential tail) needs about three times the cap as emitted; auto shrinks the stage budget,
-    and the whole-graph sequential design wins."""
+    and the whole-graph sequential design wins. (At a 20% cap the kernel's input and output
+    arrays alone no longer fit.)"""
     g = pipeline.load(str(zoo_export("intar-attn")), {})
     dev = load_device("kv260")
-    a = schedule(g, dev, ScheduleOptions(mode="auto", resource_cap=0.2))
-    seq = schedule(g, dev, ScheduleOptions(mode="sequential", resource_cap=0.2))
+    a = schedule(g, dev, ScheduleOptions(mode="auto", resource_cap=0.4))
+    seq = schedule(g, dev, ScheduleOptions(mode="sequential", resource_cap=0.4))
     assert a.search["fit_rounds"] > 1 and a.total_cycles <= seq.total_cycles
     # the search's log: every round but the last found a segmentation that did not fit as built
     rounds = a.search["rounds"]
     assert len(rounds) == a.search["fit_rounds"]
     first = rounds[0]
-    whole = Problem(g, dev, ScheduleOptions(mode="auto", resource_cap=0.2)).stage_budget
+    whole = Problem(g, dev, ScheduleOptions(mode="auto", resource_cap=0.4)).stage_budget
     assert first["stage_budget"] == whole.as_dict() and len(first["segmentation"].split()) > 1
     assert first["as_built"]["dsp"] > a.budget.dsp and first["outcome"].startswith("does not fit as built")
     assert all(r["stage_budget"]["dsp"] < p["stage_budget"]["dsp"] for p, r in zip(rounds, rounds[1:]))
@@ -464,7 +465,7 @@ def test_fixed_stages_are_built_as_given(exported):
     assert s.mode == "fixed" and s.search["picked"] == "fixed"
     assert [(st.mode, len(st.tasks)) for st in s.stages] == [("sequential", 1), ("dataflow", 4), ("sequential", 5)]
     assert fits(s.resources, s.budget)
-    for f in ("dsp", "lut", "ff"):
+    for f in ("dsp", "lut", "ff", "bram18"):
         assert getattr(s.resources, f) >= sum(getattr(st.resources, f) for st in s.stages)
     assert s.search["rounds"][-1]["outcome"] == "fits as built"
     auto = schedule(g, dev, ScheduleOptions(resource_cap=0.5))

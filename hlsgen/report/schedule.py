@@ -69,7 +69,7 @@ def _fit_rounds(s: Schedule) -> List[str]:
     if len(rounds) < 2:
         return []
     out = [f"stage budget search: {len(rounds)} rounds (picked {s.search.get('picked')}); each stage has its own "
-           f"cores, so a segmentation's DSP/LUT/FF add up"]
+           f"cores and memories, so a segmentation's resources add up"]
     for k, r in enumerate(rounds):
         b = r["stage_budget"]
         head = f"  round {k + 1}: stage budget DSP {b['dsp']} LUT {b['lut']:,d}: "

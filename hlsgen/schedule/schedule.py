@@ -26,7 +26,7 @@ class Buffer:
     """Where a tensor lives between tasks: a FIFO (dataflow), a scratchpad or off-chip."""
 
     tensor: str
-    kind: str                    # "fifo" | "scratchpad" | "offchip"
+    kind: str                    # "fifo" | "scratchpad" | "offchip" | "input" | "output" (the graph's, on chip)
     bits: int
     depth: int = 0               # FIFO depth in words
     width: int = 0               # FIFO word width in bits
@@ -58,8 +58,9 @@ class Schedule:
     stages: List[Stage]
     total_cycles: int            # for the batch
     offchip_bytes: int
-    resources: Resources         # the design as emitted: every stage its own cores, so DSP, LUT and FF
-                                 # add up over stages; memories the largest stage's; + resident weights
+    resources: Resources         # the design as emitted: every stage its own cores, FIFOs and stored
+                                 # tensors, so everything adds up over stages; + resident weights and
+                                 # the graph's input and output arrays
     budget: Resources
     weights_resident: bool
     macs: int

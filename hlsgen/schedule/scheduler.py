@@ -4,17 +4,18 @@ sequential, pick every task's folding, place every buffer, all from the cost mod
 Execution model (docs/performance.md has the derivations):
 - Stages run one after another. Each stage has its own cores in the emitted kernels (neither
   backend yet reuses one stage's datapaths in another, as InTAR's compute cores are reused),
-  so compute resources (DSP, LUT, FF) add up over the stages; stage buffers are counted at
-  the largest stage's. Resident weights persist, so they are reserved for the whole design.
+  and its own FIFOs and line buffers, so resources add up over the stages. Resident weights
+  and the graph's input and output arrays persist, so they are reserved for the whole design.
 - dataflow stage: every task has its own datapath; tasks stream to each other through FIFOs.
   A task starts once its producers have emitted the blocks it needs (rows for convolutions);
   the stage takes (pipeline fill along the critical path) + (batch - 1) x (slowest task).
 - sequential stage: one compute core time-shared by the tasks in order; each task gets the
   best folding whose DSPs fit the core; intermediates live in on-chip scratchpads.
-- A tensor that is not a FIFO inside a dataflow stage is stored: in an on-chip scratchpad
-  when it is at most `scratch_fraction` of the capped on-chip memory, otherwise off-chip
-  (written once, read by each consumer). The rule depends on the tensor only, so every
-  segmentation places a tensor the same way.
+- A tensor that is not a FIFO inside a dataflow stage is stored, in an array of its own for
+  the whole run (counted with the stage that produces it): on chip for the smallest tensors
+  while together they take at most `scratch_fraction` of the capped on-chip memory,
+  otherwise off-chip (written once, read by each consumer). The rule depends on the tensors
+  only, so every segmentation places a tensor the same way.
 - Weights are resident on chip when all of them fit in half of the capped on-chip memory,
   otherwise every task streams its weights from off-chip memory for every input.
 - Off-chip traffic runs on AXI ports of `port_bits`, limited by the memory channel bandwidth;
@@ -46,9 +47,10 @@ from ..errors import HlsgenError
 from ..ir.graph import Graph
 from ..ir.types import container_bits
 from ..ops import OPS
-from .cost import (Folding, Resources, TaskOption, budget, core_dsp, evaluate, fifo, fits, onchip_bits, pareto,
-                   pareto_options, pools_dsp, port_bytes_per_cycle, shortfall, storage, transfer_cycles)
-from .device import Device
+from .cost import (BRAM18_BITS, URAM_BITS, Folding, Resources, TaskOption, budget, core_dsp, evaluate, fifo, fits,
+                   onchip_bits, pareto, pareto_options, pools_dsp, port_bytes_per_cycle, shortfall, storage,
+                   transfer_cycles)
+from .device import RESOURCES, Device
 from .schedule import Buffer, Schedule, Stage, TaskPlan
 
 MODES = ("auto", "dataflow", "sequential")    # a Schedule's mode may also be "fixed" (--stages)
@@ -70,7 +72,15 @@ GREEDY_STEPS = 24            # latency refinement of a dataflow allocation: at m
 GREEDY_TRIALS = 6            # each trying the slowest tasks
 SEQ_GREEDY_STEPS = 256       # growth of a sequential core (pools): at most this many upgrades
 FIT_ROUNDS = 8               # auto: DP passes at shrinking stage budgets until the stages' sum fits
-COMPUTE = ("dsp", "lut", "ff")   # what every stage's cores hold for themselves (summed over stages)
+
+
+def _mem_bits(r: Resources) -> int:
+    """The on-chip memory bits a placement takes (whole blocks; LUTRAM at 64 bits a LUT)."""
+    return r.bram18 * BRAM18_BITS + r.uram * URAM_BITS + r.lut * 64
+
+
+def _kib(bits: int) -> str:
+    return f"{bits / 8192:,.1f} KiB"
 
 
 def _core_need(core: np.ndarray, extra: np.ndarray) -> np.ndarray:
@@ -93,7 +103,7 @@ class ScheduleOptions:
     port_bits: int = 512
     max_segment: int = 24
     weights: str = "auto"                     # auto | onchip | offchip
-    scratch_fraction: float = 0.25
+    scratch_fraction: float = 0.25           # of the capped on-chip memory, for all on-chip tensors together
     folding: Tuple[Tuple[str, Tuple[int, int, int]], ...] = ()   # fixed foldings (validation)
     stages: str = ""                          # a fixed segmentation, e.g. "S3 D7" (the reports' notation)
 
@@ -215,6 +225,16 @@ class Problem:
                                                tuple(tuple(o.folding.as_list()) for o in self.options[k])), len(interned))
                           for k, (t, nest) in enumerate(zip(self.tasks, self.nests))]
         self._tensor_facts()
+        # what the stages share: the resident weights and the graph's input and output arrays
+        self.fixed = self.reserved + self.io_mem
+        if not fits(self.fixed, self.budget):
+            big = max((n for n in self.io if n in self.bits), key=lambda n: self.bits[n])
+            raise HlsgenError(f"model {graph.name!r} does not fit {device.name} under --resource-cap {opts.resource_cap}: "
+                              f"the kernel holds its inputs and outputs on chip ({_kib(self.bits[big])} for "
+                              f"{big!r} alone){' beside the resident weights' if self.resident else ''}: "
+                              f"{shortfall(self.fixed, self.budget)[0]}; pick a larger device, a larger --resource-cap "
+                              f"or a smaller input")
+        self.stage_budget = Resources(*(max(0, getattr(self.budget, f) - getattr(self.fixed, f)) for f in RESOURCES))
 
     # ------------------------------------------------------------------ facts
     def _tensor_facts(self):
@@ -240,19 +260,29 @@ class Problem:
         self.stream_out = sum(self._beats(n) for n in g.outputs) * self.opts.batch
         self.io_bytes = sum(self.bits[n] // 8 for n in self.io if n in self.bits) * self.opts.batch
         self.last = {n: (self.n if n in outs else max(self.cons.get(n, [self.prod[n]]))) for n in self.act}
-        usable = onchip_bits(self.dev, self.opts.resource_cap)
-        self.scratch_limit = self.opts.scratch_fraction * usable
-        # off-chip: graph inputs and outputs, and tensors too large for a scratchpad
-        self.offchip = {n: (self.prod[n] == -1 or n in outs or self.bits[n] > self.scratch_limit) for n in self.act}
+        # every stored tensor is its own array for the whole run too (a static scratchpad of the
+        # HLS kernel, nothing reuses it). On chip go the smallest first, while together they take
+        # at most scratch_fraction of the capped on-chip memory; the others are stored off-chip.
+        # Tensors of one size go on chip all together or not at all, so the repeated layers of a
+        # stack stay identical (and are costed once). The rule depends on the tensors only, so
+        # every segmentation places a tensor the same way
+        self.scratch_limit = self.opts.scratch_fraction * onchip_bits(self.dev, self.opts.resource_cap)
+        self.mem = {n: storage(self.bits[n], 64, self.dev) for n in self.act if n not in self.io}
+        self.offchip = {n: True for n in self.act}
+        by_size: Dict[int, List[str]] = {}
+        for n in self.mem:
+            by_size.setdefault(self.bits[n], []).append(n)
+        taken = 0
+        for bits in sorted(by_size):
+            need = sum(_mem_bits(self.mem[n]) for n in by_size[bits])
+            if taken + need <= self.scratch_limit:
+                taken += need
+                for n in by_size[bits]:
+                    self.offchip[n] = False
         names = [n for n in self.act if not self.offchip[n]]
         self._on_prod = np.array([self.prod[n] for n in names], dtype=np.int64)
         self._on_last = np.array([self.last[n] for n in names], dtype=np.int64)
-        self._on_bits = np.array([self.bits[n] for n in names], dtype=np.int64)
-        # per position: on-chip bits live when every intermediate is stored (sequential)
-        live = np.zeros(self.n + 1, dtype=np.int64)
-        for p, l, b in zip(self._on_prod, self._on_last, self._on_bits):
-            live[max(p, 0): min(l, self.n - 1) + 1] += b
-        self._live_seq = live
+        self._on_mem = np.array([self.mem[n].as_tuple() for n in names], dtype=np.int64).reshape(-1, 5)
 
     def _beats(self, n: str) -> int:
         t = self.g.tensors[n]
@@ -270,13 +300,19 @@ class Problem:
         return self.stream_in + self.stream_out + KERNEL_CONTROL_CYCLES - STAGE_SWITCH_CYCLES
 
     def _weights(self):
+        # both kernels hold every graph input and output in an on-chip array for the whole run
+        # (xin/yout in the HLS kernel): reserved beside the weights
+        g = self.g
+        self.io_mem = Resources()
+        for n in dict.fromkeys(list(g.inputs) + list(g.outputs)):
+            self.io_mem = self.io_mem + storage(g.tensors[n].size * g.tensors[n].dtype.bits, 64, self.dev)
         self.weight_bits = [n.weights * n.weight_bits for n in self.nests]
         total = sum(self.weight_bits)
         usable = onchip_bits(self.dev, self.opts.resource_cap)
         want = self.opts.weights
         self.resident = (want == "onchip") or (want == "auto" and total <= usable / 2)
         self._place_weights()
-        if self.resident and want == "auto" and not fits(self.reserved, self.budget):
+        if self.resident and want == "auto" and not fits(self.reserved + self.io_mem, self.budget):
             self.resident = False          # they do not fit after all: stream them
             self._place_weights()
 
@@ -307,8 +343,6 @@ class Problem:
             self.weight_place.append("uram" if r.uram else "bram")
             self.weight_read_bits.append(2 * 72 * r.uram if r.uram else 2 * 36 * r.bram18)
         self.reserved = reserved
-        self.stage_budget = Resources(*(max(0, getattr(self.budget, f) - getattr(reserved, f))
-                                        for f in ("dsp", "bram18", "uram", "lut", "ff")))
         if self.resident and self.opts.weights == "onchip" and not fits(reserved, self.budget):
             raise HlsgenError(f"model {g.name!r}: the weights do not fit on chip under --resource-cap "
                               f"{self.opts.resource_cap} ({shortfall(reserved, self.budget)[0]}); "
@@ -369,15 +403,15 @@ class Problem:
         return _Traffic(int(sum(streams)), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
                         bool(reads), bool(writes))
 
-    def _scratch_bits(self, i: int, j: int, mode: str) -> int:
-        if not len(self._on_bits):
-            return 0
-        if mode == "sequential":
-            return int(self._live_seq[i:j].max())
-        p, l, b = self._on_prod, self._on_last, self._on_bits
-        touching = (p < j) & (l >= i)
-        internal = (p >= i) & (l < j)
-        return int(b[touching & ~internal].sum())
+    def _scratch(self, i: int, j: int, mode: str) -> Resources:
+        """The on-chip arrays a stage of tasks [i, j) adds to the design: each stored tensor is
+        counted once, with the stage that produces it (a sequential stage stores all its
+        outputs; a dataflow stage those a later stage reads)."""
+        p, l = self._on_prod, self._on_last
+        mine = (p >= i) & (p < j)
+        if mode == "dataflow":
+            mine &= l >= j
+        return Resources(*(int(v) for v in self._on_mem[mine].sum(axis=0)))
 
     # ------------------------------------------------------------------ dataflow
     def _df_structure(self, i: int, j: int):
@@ -443,8 +477,8 @@ class Problem:
         fixed = Resources()
         for k in range(i, j):
             fixed = fixed + self.stream_buffers[k]
-        scratch = self._scratch_bits(i, j, "dataflow")
-        fixed = fixed + storage(scratch, 64, self.dev)
+        scratch = self._scratch(i, j, "dataflow")
+        fixed = fixed + scratch
         fifo_guess = Resources(lut=40 * (j - i), ff=60 * (j - i))
         opts = self.options[i:j]
         cand = sorted({o.cycles for ol in opts for o in ol if o.cycles >= tmin} | {tmin})
@@ -568,8 +602,7 @@ class Problem:
     def _sequential(self, i: int, j: int) -> _SegResult:
         B = self.opts.batch
         traffic = [self._traffic(k, i, j, "sequential") for k in range(i, j)]
-        scratch = self._scratch_bits(i, j, "sequential")
-        mem = storage(scratch, 64, self.dev)
+        scratch = mem = self._scratch(i, j, "sequential")
         ntask = sum(1 for k in range(i, j) if not self.nests[k].free)
         mux = Resources(lut=RECONF_LUT_PER_TASK * max(0, ntask - 1))
         cap = self.stage_budget
@@ -689,7 +722,7 @@ class Problem:
         """Everything a segment's cost depends on, position-free: repeated layers (a transformer
         stack) share one evaluation. The stage budget is part of it: auto's fit rounds shrink
         it, and a segment costed at one budget is reused only at that budget."""
-        parts = [mode, self.stage_budget.as_tuple(), self._scratch_bits(i, j, mode)]
+        parts = [mode, self.stage_budget.as_tuple(), self._scratch(i, j, mode).as_tuple()]
         for k in range(i, j):
             t = self.tasks[k]
             wiring = []
@@ -741,9 +774,12 @@ class Problem:
                 if mode == "dataflow" and not self._stored(n, i, j, mode):
                     d, w = seg.choice["depths"].get(n, (2, self.g.tensors[n].dtype.bits))
                     buffers.append(Buffer(n, "fifo", self.bits[n], depth=d, width=w, resources=fifo(d, w, self.dev)))
+                elif n in self.io:                 # the kernel's xin / yout arrays (Problem.io_mem)
+                    kind = "input" if self.prod[n] == -1 else "output"
+                    buffers.append(Buffer(n, kind, self.bits[n], resources=storage(self.bits[n], 64, self.dev)))
                 else:
                     kind = "offchip" if self.offchip[n] else "scratchpad"
-                    r = Resources() if self.offchip[n] else storage(self.bits[n], 64, self.dev)
+                    r = Resources() if self.offchip[n] else self.mem[n]
                     buffers.append(Buffer(n, kind, self.bits[n], resources=r))
         bott = None
         if mode == "dataflow":
@@ -777,12 +813,13 @@ class Problem:
 
     def emitted(self, segs: List[_SegResult]) -> Resources:
         """The design as the kernels build it from these stages: every stage has its own cores,
-        so DSP, LUT and FF add up over the stages; memories are the largest stage's
-        scratchpads and FIFOs; plus the resident weights."""
-        total, largest = Resources(), Resources()
+        FIFOs and line buffers, and the arrays of the tensors it stores (each counted with the
+        stage that produces it), so everything adds up over the stages; plus the resident
+        weights and the graph's input and output arrays."""
+        total = self.fixed
         for seg in segs:
-            total, largest = total + seg.res, largest.max(seg.res)
-        return replace(largest, **{f: getattr(total, f) for f in COMPUTE}) + self.reserved
+            total = total + seg.res
+        return total
 
     def objective_cycles(self, segs) -> int:
         if self.opts.objective == "throughput" and len(segs) == 1 and segs[0][2] == "dataflow":
@@ -801,8 +838,8 @@ def _shrink(prob: Problem, use: Resources, full: Resources, stages: int) -> None
     resource they overshoot shrinks by the overshoot's ratio, by at least one and to at most
     an even share of the whole budget."""
     shrunk = {}
-    for f in COMPUTE:
-        total, allowed = getattr(use, f) - getattr(prob.reserved, f), getattr(full, f)
+    for f in RESOURCES:
+        total, allowed = getattr(use, f) - getattr(prob.fixed, f), getattr(full, f)
         cur = getattr(prob.stage_budget, f)
         shrunk[f] = min(cur - 1, cur * allowed // max(1, total), allowed // stages) if total > allowed else cur
     prob.stage_budget = replace(prob.stage_budget, **{f: max(0, v) for f, v in shrunk.items()})
