@@ -299,13 +299,18 @@ class Problem:
         drain before it)."""
         return self.stream_in + self.stream_out + KERNEL_CONTROL_CYCLES - STAGE_SWITCH_CYCLES
 
-    def _weights(self):
-        # both kernels hold every graph input and output in an on-chip array for the whole run
-        # (xin/yout in the HLS kernel): reserved beside the weights
+    def _io_arrays(self):
+        """Both kernels hold every graph input and output in an on-chip array for the whole run
+        (xin/yout in the HLS kernel): reserved beside the weights, which must know it first."""
         g = self.g
+        self.io_array = {n: storage(g.tensors[n].size * g.tensors[n].dtype.bits, 64, self.dev)
+                         for n in dict.fromkeys(list(g.inputs) + list(g.outputs))}
         self.io_mem = Resources()
-        for n in dict.fromkeys(list(g.inputs) + list(g.outputs)):
-            self.io_mem = self.io_mem + storage(g.tensors[n].size * g.tensors[n].dtype.bits, 64, self.dev)
+        for r in self.io_array.values():
+            self.io_mem = self.io_mem + r
+
+    def _weights(self):
+        self._io_arrays()
         self.weight_bits = [n.weights * n.weight_bits for n in self.nests]
         total = sum(self.weight_bits)
         usable = onchip_bits(self.dev, self.opts.resource_cap)
@@ -602,7 +607,7 @@ class Problem:
     def _sequential(self, i: int, j: int) -> _SegResult:
         B = self.opts.batch
         traffic = [self._traffic(k, i, j, "sequential") for k in range(i, j)]
-        scratch = mem = self._scratch(i, j, "sequential")
+        scratch = self._scratch(i, j, "sequential")
         ntask = sum(1 for k in range(i, j) if not self.nests[k].free)
         mux = Resources(lut=RECONF_LUT_PER_TASK * max(0, ntask - 1))
         cap = self.stage_budget
@@ -623,7 +628,7 @@ class Problem:
             per[:, 0] += self._seq_cycles(k, rows[:, 0], tr)
             core = np.maximum(core, rows)
             idxs.append(idx)
-        ext = np.array((mem + mux).as_tuple(), dtype=np.int64)
+        ext = np.array((scratch + mux).as_tuple(), dtype=np.int64)
         need = _core_need(core, ext)
         capv = np.array(cap.as_tuple(), dtype=np.int64)
         ok = valid & np.all(need <= capv, axis=1)
@@ -642,7 +647,7 @@ class Problem:
             for o in chosen:
                 core_r = core_r.max(o.res)
             core_r = replace(core_r, dsp=core_dsp(chosen))
-            return _SegResult(0, core_r + mem + mux, {}, False, shortfall(core_r + mem + mux, self.stage_budget))
+            return _SegResult(0, core_r + scratch + mux, {}, False, shortfall(core_r + scratch + mux, self.stage_budget))
         if greedy is not None:
             g_idx, g_per, g_need = greedy
             g = (int(B * g_per + STAGE_SWITCH_CYCLES), int(g_need[0]), g_idx, g_need)
@@ -774,9 +779,9 @@ class Problem:
                 if mode == "dataflow" and not self._stored(n, i, j, mode):
                     d, w = seg.choice["depths"].get(n, (2, self.g.tensors[n].dtype.bits))
                     buffers.append(Buffer(n, "fifo", self.bits[n], depth=d, width=w, resources=fifo(d, w, self.dev)))
-                elif n in self.io:                 # the kernel's xin / yout arrays (Problem.io_mem)
+                elif n in self.io:                 # the kernel's xin / yout arrays (Problem._io_arrays)
                     kind = "input" if self.prod[n] == -1 else "output"
-                    buffers.append(Buffer(n, kind, self.bits[n], resources=storage(self.bits[n], 64, self.dev)))
+                    buffers.append(Buffer(n, kind, self.bits[n], resources=self.io_array[n]))
                 else:
                     kind = "offchip" if self.offchip[n] else "scratchpad"
                     r = Resources() if self.offchip[n] else self.mem[n]
