@@ -97,7 +97,7 @@ def main(argv=None):
         took = time.perf_counter() - t0
         au, df, sq = res["auto"], res["dataflow"], res["sequential"]
         gops, frac, per_dsp = efficiency(au, dev)
-        stages = " ".join(f"{st.mode[0].upper()}{len(st.tasks)}" for st in au.stages)
+        stages = au.segmentation
 
         def cyc(s):
             return f"{s.total_cycles:,d}" if s else "does not fit"

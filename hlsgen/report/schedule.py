@@ -62,22 +62,25 @@ def format_schedule(s: Schedule, device: Device) -> str:
     return "\n".join(lines)
 
 
+def _budget_text(r: Dict) -> str:
+    return f"DSP {r['dsp']:,d} BRAM18 {r['bram18']:,d} URAM {r['uram']:,d} LUT {r['lut']:,d}"
+
+
 def _fit_rounds(s: Schedule) -> List[str]:
-    """Auto's search rounds when there was more than one: at each stage budget the DP's best
-    segmentation, its cycles and its compute as built (every stage on its own cores)."""
+    """The stage-budget search (auto, or the segmentation --stages fixed) when it took more than
+    one round: at each stage budget the segmentation built, its cycles and its resources as
+    built (every stage on its own cores and memories)."""
     rounds = s.search.get("rounds") or []
     if len(rounds) < 2:
         return []
     out = [f"stage budget search: {len(rounds)} rounds (picked {s.search.get('picked')}); each stage has its own "
            f"cores and memories, so a segmentation's resources add up"]
     for k, r in enumerate(rounds):
-        b = r["stage_budget"]
-        head = f"  round {k + 1}: stage budget DSP {b['dsp']} LUT {b['lut']:,d}: "
-        if r["segmentation"] is None:
-            out.append(head + r["outcome"])
+        head = f"  round {k + 1}: stage budget {_budget_text(r['stage_budget'])}: "
+        if "as_built" not in r:
+            out.append(head + (f"{r['segmentation']}: " if r["segmentation"] else "") + r["outcome"])
             continue
-        u = r["as_built"]
-        out.append(head + f"{r['segmentation']}, {r['cycles']:,d} cycles, as built DSP {u['dsp']} LUT {u['lut']:,d}; "
+        out.append(head + f"{r['segmentation']}, {r['cycles']:,d} cycles, as built {_budget_text(r['as_built'])}; "
                    + r["outcome"])
     return out
 
@@ -122,8 +125,8 @@ def format_compare(schedules: Dict[str, Schedule], device: Device, failures: Dic
         lines.append(f"{mode:11s} does not fit: {why}")
     if "auto" in schedules:
         a = schedules["auto"]
-        lines.append("auto stages: " + " ".join(f"[{st.mode[0].upper()}{len(st.tasks)}]" for st in a.stages)
-                     + "  (D = dataflow, S = sequential, number = tasks)")
+        lines.append(f"auto stages: {a.segmentation}  (D = dataflow, S = sequential, number = tasks; "
+                     f"--stages '{a.segmentation}' builds it again)")
     return "\n".join(lines)
 
 

@@ -2,9 +2,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..errors import HlsgenError
 from .cost import Folding, Resources
+
+
+def format_segmentation(stages: Sequence[Tuple[str, int]]) -> str:
+    """A segmentation in the notation of the reports and of --stages: D3 S2 D1 (each stage's
+    mode initial and its number of tasks)."""
+    return " ".join(f"{mode[0].upper()}{tasks}" for mode, tasks in stages)
+
+
+def parse_segmentation(text: str) -> List[Tuple[str, int]]:
+    """The inverse of format_segmentation: (mode, tasks) per stage; bad text is an HlsgenError."""
+    out = []
+    for tok in text.split():
+        if len(tok) < 2 or tok[0].upper() not in "DS" or not tok[1:].isdigit() or int(tok[1:]) < 1:
+            raise HlsgenError(f"--stages {text!r}: write each stage as D<tasks> (dataflow) or S<tasks> "
+                              f"(sequential), separated by spaces, e.g. 'S3 D7'")
+        out.append(("dataflow" if tok[0].upper() == "D" else "sequential", int(tok[1:])))
+    return out
 
 
 @dataclass
@@ -71,6 +89,11 @@ class Schedule:
     control_cycles: int = 0      # the kernel's start and done handshakes
 
     @property
+    def segmentation(self) -> str:
+        """The stages in the reports' notation, which --stages takes back: e.g. S1 D9."""
+        return format_segmentation([(st.mode, len(st.tasks)) for st in self.stages])
+
+    @property
     def latency_ms(self) -> float:
         return self.total_cycles / (self.clock_mhz * 1e3)
 
@@ -98,6 +121,7 @@ class Schedule:
             "stream_in_cycles": self.stream_in_cycles, "stream_out_cycles": self.stream_out_cycles,
             "control_cycles": self.control_cycles,
             "resources": res(self.resources), "budget": res(self.budget),
+            "segmentation": self.segmentation,
             "stages": [{
                 "index": s.index, "mode": s.mode, "start": s.start, "cycles": s.cycles,
                 "offchip_bytes": s.offchip_bytes, "bottleneck": s.bottleneck, "resources": res(s.resources),

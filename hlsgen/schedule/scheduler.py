@@ -51,7 +51,7 @@ from .cost import (BRAM18_BITS, URAM_BITS, Folding, Resources, TaskOption, budge
                    onchip_bits, pareto, pareto_options, pools_dsp, port_bytes_per_cycle, shortfall, storage,
                    transfer_cycles)
 from .device import RESOURCES, Device
-from .schedule import Buffer, Schedule, Stage, TaskPlan
+from .schedule import Buffer, Schedule, Stage, TaskPlan, format_segmentation, parse_segmentation
 
 MODES = ("auto", "dataflow", "sequential")    # a Schedule's mode may also be "fixed" (--stages)
 OBJECTIVES = ("latency", "throughput")
@@ -129,13 +129,7 @@ class ScheduleOptions:
 
     def segmentation(self) -> List[Tuple[str, int]]:
         """The fixed segmentation of `stages`: (mode, tasks) per stage."""
-        out = []
-        for tok in self.stages.split():
-            if len(tok) < 2 or tok[0].upper() not in "DS" or not tok[1:].isdigit() or int(tok[1:]) < 1:
-                raise HlsgenError(f"--stages {self.stages!r}: write each stage as D<tasks> (dataflow) or S<tasks> "
-                                  f"(sequential), separated by spaces, e.g. 'S3 D7'")
-            out.append(("dataflow" if tok[0].upper() == "D" else "sequential", int(tok[1:])))
-        return out
+        return parse_segmentation(self.stages)
 
 
 class _Traffic(NamedTuple):
@@ -832,10 +826,30 @@ class Problem:
         return sum(s[3].cycles for s in segs) + self.outside_cycles()
 
 
-def _infeasible(prob: Problem, what: str, seg: _SegResult):
+def _infeasible(prob: Problem, what: str, seg: _SegResult, advice: str):
     short = seg.short or ["no folding fits"]
     raise HlsgenError(f"{what} does not fit {prob.dev.name} under --resource-cap {prob.opts.resource_cap}: "
-                      f"{short[0]}; raise --resource-cap, pick a larger device or try --mode auto/sequential")
+                      f"{short[0]}; {advice}")
+
+
+def _mode_advice(mode: str) -> str:
+    """What to try when a single stage of `mode` (or auto's search) does not fit."""
+    if mode == "dataflow":
+        return "raise --resource-cap, pick a larger device or try --mode sequential (one shared core) or auto"
+    return "raise --resource-cap or pick a larger device"
+
+
+def _fit_round(prob: Problem, segs, log: List[Dict]) -> Tuple[bool, Resources]:
+    """One round of the stage-budget search: build `segs` (every stage on its own cores), log
+    the round (its stage budget, segmentation, cycles, resources as built, outcome, and the
+    shortfall as data); (whether that fits the budget, what they use as built)."""
+    use = prob.emitted([s[3] for s in segs])
+    ok = fits(use, prob.budget)
+    short = None if ok else shortfall(use, prob.budget)[0]
+    log.append({"stage_budget": prob.stage_budget.as_dict(), "segmentation": _notation(segs),
+                "cycles": int(prob.objective_cycles(segs)), "as_built": use.as_dict(), "short": short,
+                "outcome": "fits as built" if ok else f"does not fit as built: {short}"})
+    return ok, use
 
 
 def _shrink(prob: Problem, use: Resources, full: Resources, stages: int) -> None:
@@ -859,39 +873,36 @@ def _fixed(prob: Problem) -> Schedule:
         raise HlsgenError(f"--stages {prob.opts.stages!r} covers {sum(k for _, k in plan)} tasks; the model has {n} "
                           f"(`hlsgen inspect` lists them)")
     full = prob.stage_budget
-    log = []
+    log: List[Dict] = []
     while len(log) < FIT_ROUNDS:
         segs, i = [], 0
         for m, k in plan:
             segs.append((i, i + k, m, prob.segment(i, i + k, m)))
             i += k
-        entry = {"stage_budget": prob.stage_budget.as_dict(), "segmentation": _segmentation(segs)}
-        log.append(entry)
         bad = next((s for s in segs if not s[3].feasible), None)
-        if bad is not None and len(log) == 1:
-            i, j, m, seg = bad
-            _infeasible(prob, f"stage {segs.index(bad)} ({m}, tasks {i}-{j - 1}) of --stages {prob.opts.stages!r}", seg)
         if bad is not None:
-            entry["outcome"] = "a stage no longer fits the smaller stage budget"
+            i, j, m, seg = bad
+            if not log:
+                _infeasible(prob, f"stage {segs.index(bad)} ({m}, tasks {i}-{j - 1}) of --stages {prob.opts.stages!r}",
+                            seg, "split that stage, make it sequential, or raise --resource-cap")
+            log.append({"stage_budget": prob.stage_budget.as_dict(), "segmentation": _notation(segs), "short": None,
+                        "outcome": f"stage {segs.index(bad)} no longer fits the smaller stage budget"})
             break
-        use = prob.emitted([s[3] for s in segs])
-        entry.update(cycles=int(prob.objective_cycles(segs)), as_built=use.as_dict())
-        if fits(use, prob.budget):
-            entry["outcome"] = "fits as built"
+        ok, use = _fit_round(prob, segs, log)
+        if ok:
             search = {"space": f"the fixed segmentation {prob.opts.stages!r} (--stages)", "picked": "fixed",
-                      "fit_rounds": len(log), "stage_budget": prob.stage_budget.as_dict(), "rounds": log}
+                      "stage_budget": prob.stage_budget.as_dict(), "rounds": log}
             return prob.build(segs, "fixed", search)
-        entry["outcome"] = f"does not fit as built: {shortfall(use, prob.budget)[0]}"
         _shrink(prob, use, full, len(segs))
-    over = log[0]["outcome"][len("does not fit as built: "):]
     raise HlsgenError(f"--stages {prob.opts.stages!r} does not fit {prob.dev.name} under --resource-cap "
-                      f"{prob.opts.resource_cap}: its stages, each on its own cores, do not fit together ({over}), and "
-                      f"at {len(log) - 1} smaller stage budgets {log[-1]['outcome']}; give fewer stages or raise --resource-cap")
+                      f"{prob.opts.resource_cap}: its stages, each on its own cores, do not fit together "
+                      f"({log[0]['short']}), and at {len(log) - 1} smaller stage budgets: {log[-1]['outcome']}; "
+                      f"give fewer stages or raise --resource-cap")
 
 
-def _segmentation(segs) -> str:
-    """A segmentation as the reports write it: D3 S2 D1 (mode initial, tasks per stage)."""
-    return " ".join(f"{m[0].upper()}{j - i}" for i, j, m, _ in segs)
+def _notation(segs) -> str:
+    """Segments (i, j, mode, result) in the reports' notation (schedule.format_segmentation)."""
+    return format_segmentation([(m, j - i) for i, j, m, _ in segs])
 
 
 def _dp(prob: Problem):
@@ -949,7 +960,7 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
     if opts.mode in ("dataflow", "sequential"):
         seg = whole[opts.mode]
         if not seg.feasible:
-            _infeasible(prob, f"model {graph.name!r} as one {opts.mode} stage", seg)
+            _infeasible(prob, f"model {graph.name!r} as one {opts.mode} stage", seg, _mode_advice(opts.mode))
         return prob.build([(0, n, opts.mode, seg)], opts.mode, {"space": f"single {opts.mode} stage"})
     # auto: the DP over contiguous segments. Each stage of the emitted kernels has its own cores,
     # so a segmentation fits only if its stages' compute adds up within the cap: when the DP's
@@ -958,44 +969,40 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
     candidates = [(f"whole-{m}", [(0, n, m, whole[m])], full) for m in ("dataflow", "sequential") if whole[m].feasible]
     best_single = min((prob.objective_cycles(c[1]) for c in candidates), default=None)
     evaluated = pruned = 0
-    worst_short = over = None
-    log = []                                 # every round: its budget, the DP's best and that as built
+    worst_short = None
+    log: List[Dict] = []                     # every round: its budget, the DP's best and that as built
     while len(log) < FIT_ROUNDS:
         segs, ev, pr, short = _dp(prob)
         evaluated, pruned, worst_short = evaluated + ev, pruned + pr, worst_short or short
-        entry = {"stage_budget": prob.stage_budget.as_dict(), "segmentation": None}
-        log.append(entry)
         if segs is None:
-            entry["outcome"] = "no segmentation fits one stage budget"
+            log.append({"stage_budget": prob.stage_budget.as_dict(), "segmentation": None, "short": None,
+                        "outcome": "no segmentation fits one stage budget"})
             break
-        use = prob.emitted([s[3] for s in segs])
-        cycles = prob.objective_cycles(segs)
-        entry.update(segmentation=_segmentation(segs), cycles=int(cycles), as_built=use.as_dict())
-        over = over or shortfall(use, prob.budget)
-        if fits(use, prob.budget):
-            entry["outcome"] = "fits as built"
+        ok, use = _fit_round(prob, segs, log)
+        if ok:
             candidates.append(("dp", segs, prob.stage_budget))
             break
-        entry["outcome"] = f"does not fit as built: {shortfall(use, prob.budget)[0]}"
-        if best_single is not None and cycles >= best_single:
-            entry["outcome"] += "; no faster than a single stage, stop"
+        if best_single is not None and log[-1]["cycles"] >= best_single:
+            log[-1]["outcome"] += "; no faster than a single stage, stop"
             break                            # a smaller stage budget only makes the DP's best slower
         _shrink(prob, use, full, len(segs))
         if best_single is not None and prob.mac_bound(0, n) >= best_single:
-            entry["outcome"] += "; at the next budget even the bound loses to a single stage, stop"
+            log[-1]["outcome"] += "; at the next budget even the bound loses to a single stage, stop"
             break
+    over = next((r["short"] for r in log if r["short"]), None)
     if not candidates and over:
         raise HlsgenError(f"model {graph.name!r} does not fit {prob.dev.name} under --resource-cap "
                           f"{prob.opts.resource_cap}: not as one stage ({(whole['sequential'].short or ['no folding fits'])[0]}), "
-                          f"and its stages, each on its own cores, do not fit together ({over[0]}); raise --resource-cap "
+                          f"and its stages, each on its own cores, do not fit together ({over}); raise --resource-cap "
                           f"or pick a larger device")
     if not candidates:
-        _infeasible(prob, f"model {graph.name!r} (some task even alone)", worst_short or whole["sequential"])
+        _infeasible(prob, f"model {graph.name!r} (some task even alone)", worst_short or whole["sequential"],
+                    _mode_advice("auto"))
     name, segs, stage_budget = min(candidates, key=lambda c: (prob.objective_cycles(c[1]), len(c[1])))
     prob.stage_budget = stage_budget
     search = {"space": f"contiguous segments of at most {max(1, opts.max_segment)} tasks, each dataflow or sequential, "
                        f"plus the whole-graph dataflow and sequential designs",
               "segments_evaluated": evaluated, "segments_costed": evaluated - prob.cache_hits,
-              "segments_pruned_by_bound": pruned, "tasks": n, "picked": name, "fit_rounds": len(log),
+              "segments_pruned_by_bound": pruned, "tasks": n, "picked": name,
               "stage_budget": stage_budget.as_dict(), "rounds": log}
     return prob.build(segs, "auto", search)
