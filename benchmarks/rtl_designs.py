@@ -3,7 +3,10 @@ U280 and for the capped small FPGA (designs/devices/small.yaml at a 20% cap, wei
 its RTL simulated with `make sim` (cocotb + Verilator). Prints simulated cycles (ap_start to
 ap_done) beside the schedule's modeled cycles.
 
-    .venv/bin/python benchmarks/rtl_designs.py [--target u280|capped] [--mode M ...]
+    .venv/bin/python benchmarks/rtl_designs.py [--target u280|capped] [--mode M ...] [--io offchip]
+
+--io offchip puts the graph's inputs and outputs in off-chip memory (m_axi host buffers) instead
+of AXI4-Stream ports; the JSON goes to rtl_designs-io-offchip.json then.
 """
 import argparse
 import json
@@ -24,6 +27,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--target", choices=sorted(TARGETS), action="append")
     ap.add_argument("--mode", choices=["dataflow", "sequential", "auto"], action="append")
+    ap.add_argument("--io", choices=["auto", "onchip", "offchip"], default="auto")
     a = ap.parse_args()
     from hlsgen.zoo.testnets import export
 
@@ -38,7 +42,7 @@ def main():
                 for mode in a.mode or ["dataflow", "sequential", "auto"]:
                     out = work / f"{net}-{target}-{mode}"
                     b = subprocess.run([sys.executable, "-m", "hlsgen", "build", str(model), "--mode", mode, "-o", str(out),
-                                        *TARGETS[target]], capture_output=True, text=True)
+                                        *TARGETS[target], "--io", a.io], capture_output=True, text=True)
                     if b.returncode != 0:
                         print(f"| {net} | {target} | {mode} | (refused: does not fit) | | | |", flush=True)
                         continue
@@ -51,7 +55,7 @@ def main():
     errs = [abs(r["cycle_error"]) for r in rows]
     if errs:
         print(f"\n{len(rows)} designs; model error within {max(errs):.1%} of the simulated cycles")
-    dst = ROOT / "build" / "bench" / "rtl_designs.json"
+    dst = ROOT / "build" / "bench" / ("rtl_designs.json" if a.io == "auto" else f"rtl_designs-io-{a.io}.json")
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(json.dumps(rows, indent=2))
     print(f"wrote {dst}")

@@ -71,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, default=1, help="inputs per run (default 1)")
     p.add_argument("--weights", default="auto", choices=["auto", "onchip", "offchip"],
                    help="weight placement: resident on chip, streamed from off-chip, or auto (default)")
+    p.add_argument("--io", default="auto", choices=["auto", "onchip", "offchip"],
+                   help="the graph's inputs and outputs: AXI4-Stream ports into on-chip arrays, host buffers in "
+                        "off-chip memory read and written by their tasks (m_axi), or auto (default: off chip when "
+                        "the arrays do not fit)")
     p.add_argument("--port-bits", type=int, default=512, help="AXI port width for off-chip streams (default 512)")
     p.add_argument("--max-segment", type=int, default=24, help="longest stage the auto search considers, in tasks (default 24)")
     p.add_argument("--stages", default="", metavar="'S3 D7'",
@@ -92,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resource-cap", type=float, metavar="F", help="fraction of each resource the design may use (default 0.8)")
     p.add_argument("--objective", choices=["latency", "throughput"], help="what to minimize (default latency)")
     p.add_argument("--weights", choices=["auto", "onchip", "offchip"], help="weight placement (default auto)")
+    p.add_argument("--io", choices=["auto", "onchip", "offchip"],
+                   help="the graph's inputs and outputs on chip (streams) or off chip (m_axi) (default auto)")
     p.add_argument("--port-bits", type=int, help="AXI port width for off-chip streams (default 512)")
     p.add_argument("--max-segment", type=int, help="longest stage the auto search considers (default 24)")
     p.add_argument("--stages", metavar="'S3 D7'", help="fix the stages instead of searching (see hlsgen schedule --help)")
@@ -219,7 +225,7 @@ def cmd_schedule(a) -> int:
     device = load_device(a.device)
     opts = ScheduleOptions(mode=a.mode, clock_mhz=a.clock, resource_cap=a.resource_cap, objective=a.objective,
                            batch=a.batch, weights=a.weights, port_bits=a.port_bits, max_segment=a.max_segment,
-                           stages=a.stages)
+                           stages=a.stages, io=a.io)
     opts.check()
     if a.stages and a.compare_modes:
         raise HlsgenError("--compare-modes compares the three modes; it does not take --stages")
@@ -284,12 +290,13 @@ def cmd_build(a) -> int:
         stem = "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in Path(a.model).stem)[:64] or "model"
         design = Design(name=stem, path=Path(a.model), model=Path(a.model), device=a.device)
     cli = {"mode": a.mode, "clock": a.clock, "resource_cap": a.resource_cap, "objective": a.objective,
-           "weights": a.weights, "port_bits": a.port_bits, "max_segment": a.max_segment, "stages": a.stages}
+           "weights": a.weights, "port_bits": a.port_bits, "max_segment": a.max_segment, "stages": a.stages,
+           "io": a.io}
     o = dict(design.options, **{k: v for k, v in cli.items() if v is not None})
     opts = ScheduleOptions(mode=o.get("mode", "auto"), clock_mhz=o.get("clock"), resource_cap=o.get("resource_cap", 0.8),
                            objective=o.get("objective", "latency"), weights=o.get("weights", "auto"),
                            port_bits=o.get("port_bits", 512), max_segment=o.get("max_segment", 24),
-                           stages=o.get("stages", ""))
+                           stages=o.get("stages", ""), io=o.get("io", "auto"))
     opts.check()
     device = load_device(a.device or design.device)
     out = Path(a.output or design.output or f"build/{design.name}")

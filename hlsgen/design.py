@@ -9,6 +9,7 @@
     clock: 200                        # MHz (default: the device's)
     resource_cap: 0.8
     weights: auto                     # auto | onchip | offchip
+    io: auto                          # the graph's inputs and outputs: auto | onchip | offchip
     objective: latency
     seed: 0                           # the seeded random input the golden data is made from
     output: build/demo                # relative to the current folder
@@ -25,7 +26,7 @@ import yaml
 from .errors import HlsgenError
 
 KEYS = {"name", "model", "device", "mode", "clock", "resource_cap", "weights", "objective", "seed", "output",
-        "port_bits", "max_segment", "batch", "description", "stages"}
+        "port_bits", "max_segment", "batch", "description", "stages", "io"}
 MODEL_KEYS = {"zoo", "testnet", "config", "format", "seed", "act_bits", "weight_bits"}
 
 
@@ -76,7 +77,7 @@ def load_design(path) -> Design:
         device = str(path.parent / device)
     opts = {}
     for key, typ in (("mode", str), ("clock", float), ("resource_cap", float), ("weights", str), ("objective", str),
-                     ("port_bits", int), ("max_segment", int), ("batch", int), ("stages", str)):
+                     ("port_bits", int), ("max_segment", int), ("batch", int), ("stages", str), ("io", str)):
         if key in data:
             v = data[key]
             if typ is float and isinstance(v, int) and not isinstance(v, bool):

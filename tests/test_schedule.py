@@ -3,6 +3,7 @@ baselines, resource caps, determinism, and the `schedule` / `devices` / `zoo` co
 import itertools
 import json
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -494,3 +495,54 @@ def test_bad_fixed_stages_are_one_line_exit_2(tmp_path, exported, args, needle):
     assert r.returncode == 2, r.stderr
     assert one_error_line(r.stderr) and needle in r.stderr, r.stderr
     assert not out.exists()
+
+
+def test_io_offchip_makes_the_graph_inputs_and_outputs_host_buffers(exported):
+    """--io offchip: the graph's input and output are off-chip tensors read and written by their
+    tasks (no on-chip arrays, no serial stream beats); their traffic is charged to those tasks,
+    the part a row-major NCHW buffer cannot overlap (all channels but one) after the memory's
+    latency."""
+    g = pipeline.load(str(exported("demo_cnn", "qcdq")), {})
+    dev = load_device("kv260")
+    on = schedule(g, dev, ScheduleOptions(mode="sequential", io="onchip"))
+    off = schedule(g, dev, ScheduleOptions(mode="sequential", io="offchip"))
+    assert not on.io_offchip and off.io_offchip and off.to_json()["io_offchip"]
+    assert on.stream_in_cycles > 0 and off.stream_in_cycles == off.stream_out_cycles == 0
+    kinds = {b.tensor: b.kind for st in off.stages for b in st.buffers}
+    assert kinds[g.inputs[0]] == kinds[g.outputs[0]] == "offchip"
+    assert {b.kind for st in on.stages for b in st.buffers if b.tensor in (g.inputs[0], g.outputs[0])} == {"input", "output"}
+    # the shared on-chip arrays are gone: exactly the input and output arrays
+    p_on = Problem(g, dev, ScheduleOptions(mode="sequential", io="onchip"))
+    p_off = Problem(g, dev, ScheduleOptions(mode="sequential", io="offchip"))
+    assert p_off.fixed == p_on.reserved and p_on.fixed == p_on.reserved + p_on.io_mem and p_on.io_mem.bram18 > 0
+    # the first task reads the input: its bytes, the latency, and (C-1)/C of the transfer serially
+    first = off.stages[0].tasks[0]
+    x = g.tensors[g.inputs[0]]
+    assert first.offchip_bytes >= x.size * x.dtype.bits // 8
+    c = x.shape[1]
+    serial = -(-(x.size * x.dtype.bits // 8) * (c - 1) // c // p_off.port_bpc)
+    assert first.transfer_cycles >= 100 + serial - 1
+    last = off.stages[-1].tasks[-1]
+    assert last.offchip_bytes >= g.tensors[g.outputs[0]].size * g.tensors[g.outputs[0]].dtype.bits // 8
+
+
+def test_io_auto_goes_offchip_when_the_arrays_do_not_fit(exported, tmp_path):
+    """auto keeps the graph's inputs and outputs on chip where they fit beside the weights and
+    moves them off chip where they do not (before streaming the weights); --io onchip then says
+    what to pass."""
+    g = pipeline.load(str(exported("demo_cnn", "qcdq")), {})
+    big = schedule(g, load_device("u280"), ScheduleOptions())
+    assert not big.io_offchip
+    small = load_device(str(ROOT / "designs" / "devices" / "small.yaml"))
+    # weights that do not fit even alone stream; the input and output arrays then fit
+    s = schedule(g, small, ScheduleOptions(resource_cap=0.2, mode="sequential"))
+    assert not s.io_offchip and not s.weights_resident
+    # a device without room for them: off chip, and the design fits
+    tiny = replace(small, bram18=5)
+    s = schedule(g, tiny, ScheduleOptions(resource_cap=0.2, mode="sequential"))
+    assert s.io_offchip and fits(s.resources, s.budget)
+    with pytest.raises(HlsgenError, match=r"inputs and outputs on chip .*pass --io offchip \(or auto\)"):
+        schedule(g, tiny, ScheduleOptions(resource_cap=0.2, mode="sequential", io="onchip"))
+    out = tmp_path / "s.json"
+    r = run_cli("schedule", exported("demo_cnn", "qcdq"), "--device", "kv260", "--io", "sideways", "--json", out, cwd=ROOT)
+    assert r.returncode == 2 and not out.exists()

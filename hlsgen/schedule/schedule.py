@@ -87,6 +87,8 @@ class Schedule:
     stream_in_cycles: int = 0    # the graph's inputs streamed in before the first stage (beats)
     stream_out_cycles: int = 0   # the graph's outputs streamed out after the last stage
     control_cycles: int = 0      # the kernel's start and done handshakes
+    io_offchip: bool = False     # the graph's inputs and outputs are host buffers in off-chip memory
+                                 # (m_axi pointers in0.., out0..), not AXI4-Stream ports into arrays
 
     @property
     def segmentation(self) -> str:
@@ -119,7 +121,7 @@ class Schedule:
             "macs": self.macs, "gops": round(self.gops, 3),
             "offchip_bytes": self.offchip_bytes, "weights_resident": self.weights_resident, "port_bits": self.port_bits,
             "stream_in_cycles": self.stream_in_cycles, "stream_out_cycles": self.stream_out_cycles,
-            "control_cycles": self.control_cycles,
+            "control_cycles": self.control_cycles, "io_offchip": self.io_offchip,
             "resources": res(self.resources), "budget": res(self.budget),
             "segmentation": self.segmentation,
             "stages": [{

@@ -103,6 +103,7 @@ class ScheduleOptions:
     port_bits: int = 512
     max_segment: int = 24
     weights: str = "auto"                     # auto | onchip | offchip
+    io: str = "auto"                          # the graph's inputs and outputs: auto | onchip | offchip
     scratch_fraction: float = 0.25           # of the capped on-chip memory, for all on-chip tensors together
     folding: Tuple[Tuple[str, Tuple[int, int, int]], ...] = ()   # fixed foldings (validation)
     stages: str = ""                          # a fixed segmentation, e.g. "S3 D7" (the reports' notation)
@@ -120,6 +121,8 @@ class ScheduleOptions:
             raise HlsgenError(f"--batch {self.batch} must be at least 1")
         if self.weights not in ("auto", "onchip", "offchip"):
             raise HlsgenError(f"weights placement {self.weights!r}: choose auto, onchip or offchip")
+        if self.io not in ("auto", "onchip", "offchip"):
+            raise HlsgenError(f"--io {self.io!r}: choose auto, onchip or offchip")
         if self.port_bits % 8 or not (8 <= self.port_bits <= 1024):
             raise HlsgenError(f"port width {self.port_bits} bits: use a multiple of 8 up to 1024")
         if self.stages:
@@ -139,6 +142,8 @@ class _Traffic(NamedTuple):
     latency: int                      # the memory's latency the task waits (does not overlap)
     reads: bool
     writes: bool
+    serial: int = 0                   # transfers of the graph's own off-chip inputs and outputs that
+                                      # cannot overlap the compute (Problem._streams)
 
 
 @dataclass
@@ -221,13 +226,13 @@ class Problem:
         self._tensor_facts()
         # what the stages share: the resident weights and the graph's input and output arrays
         self.fixed = self.reserved + self.io_mem
-        if not fits(self.fixed, self.budget):
+        if not fits(self.fixed, self.budget) and self.io:
             big = max((n for n in self.io if n in self.bits), key=lambda n: self.bits[n])
             raise HlsgenError(f"model {graph.name!r} does not fit {device.name} under --resource-cap {opts.resource_cap}: "
                               f"the kernel holds its inputs and outputs on chip ({_kib(self.bits[big])} for "
                               f"{big!r} alone){' beside the resident weights' if self.resident else ''}: "
-                              f"{shortfall(self.fixed, self.budget)[0]}; pick a larger device, a larger --resource-cap "
-                              f"or a smaller input")
+                              f"{shortfall(self.fixed, self.budget)[0]}; pass --io offchip (or auto), pick a larger "
+                              f"device or a larger --resource-cap")
         self.stage_budget = Resources(*(max(0, getattr(self.budget, f) - getattr(self.fixed, f)) for f in RESOURCES))
 
     # ------------------------------------------------------------------ facts
@@ -245,13 +250,14 @@ class Problem:
         self.size = {n: g.tensors[n].size for n in self.act}
         self.bits = {n: self.size[n] * g.tensors[n].dtype.bits for n in self.act}
         outs = set(g.outputs)
-        # the graph's inputs and outputs are AXI4-Stream ports of port_bits: both kernels read the
-        # inputs into on-chip buffers before the first stage and write the outputs after the last
-        # (in row-major order, which a producer completes only at its end), so those transfers
-        # are serial, not overlapped with any task
-        self.io = set(g.inputs) | outs
-        self.stream_in = sum(self._beats(n) for n in g.inputs) * self.opts.batch
-        self.stream_out = sum(self._beats(n) for n in g.outputs) * self.opts.batch
+        # the graph's inputs and outputs on chip are AXI4-Stream ports of port_bits: both kernels
+        # read the inputs into on-chip arrays before the first stage and write the outputs after
+        # the last (in row-major order, which a producer completes only at its end), so those
+        # transfers are serial, not overlapped with any task. Off chip (--io), they are host
+        # buffers, read and written by their tasks as they run, like any off-chip tensor
+        self.io = set(self.io_array)
+        self.stream_in = sum(self._beats(n) for n in g.inputs if n in self.io) * self.opts.batch
+        self.stream_out = sum(self._beats(n) for n in g.outputs if n in self.io) * self.opts.batch
         self.io_bytes = sum(self.bits[n] // 8 for n in self.io if n in self.bits) * self.opts.batch
         self.last = {n: (self.n if n in outs else max(self.cons.get(n, [self.prod[n]]))) for n in self.act}
         # every stored tensor is its own array for the whole run too (a static scratchpad of the
@@ -261,7 +267,7 @@ class Problem:
         # stack stay identical (and are costed once). The rule depends on the tensors only, so
         # every segmentation places a tensor the same way
         self.scratch_limit = self.opts.scratch_fraction * onchip_bits(self.dev, self.opts.resource_cap)
-        self.mem = {n: storage(self.bits[n], 64, self.dev) for n in self.act if n not in self.io}
+        self.mem = {n: storage(self.bits[n], 64, self.dev) for n in self.act if n not in self.io and n not in self.io_off}
         self.offchip = {n: True for n in self.act}
         by_size: Dict[int, List[str]] = {}
         for n in self.mem:
@@ -293,24 +299,34 @@ class Problem:
         drain before it)."""
         return self.stream_in + self.stream_out + KERNEL_CONTROL_CYCLES - STAGE_SWITCH_CYCLES
 
-    def _io_arrays(self):
-        """Both kernels hold every graph input and output in an on-chip array for the whole run
-        (xin/yout in the HLS kernel): reserved beside the weights, which must know it first."""
+    def _io_arrays(self, offchip: bool):
+        """On chip, both kernels hold every graph input and output in an array for the whole run
+        (xin/yout in the HLS kernel): reserved beside the weights, which must know it first. Off
+        chip (--io offchip, or auto when the arrays do not fit), all of them are host buffers."""
         g = self.g
-        self.io_array = {n: storage(g.tensors[n].size * g.tensors[n].dtype.bits, 64, self.dev)
-                         for n in dict.fromkeys(list(g.inputs) + list(g.outputs))}
+        names = list(dict.fromkeys(list(g.inputs) + list(g.outputs)))
+        self.io_off = set(names) if offchip else set()
+        self.io_array = {} if offchip else {n: storage(g.tensors[n].size * g.tensors[n].dtype.bits, 64, self.dev)
+                                            for n in names}
         self.io_mem = Resources()
         for r in self.io_array.values():
             self.io_mem = self.io_mem + r
 
     def _weights(self):
-        self._io_arrays()
+        self._io_arrays(self.opts.io == "offchip")
         self.weight_bits = [n.weights * n.weight_bits for n in self.nests]
         total = sum(self.weight_bits)
         usable = onchip_bits(self.dev, self.opts.resource_cap)
         want = self.opts.weights
         self.resident = (want == "onchip") or (want == "auto" and total <= usable / 2)
         self._place_weights()
+        if self.resident and want == "auto" and not fits(self.reserved, self.budget):
+            self.resident = False          # they do not fit even alone: stream them
+            self._place_weights()
+        # auto: the graph's inputs and outputs go off chip before the weights do (they cross
+        # the memory once per input either way, streamed weights once per task and input)
+        if self.opts.io == "auto" and not fits(self.reserved + self.io_mem, self.budget):
+            self._io_arrays(True)
         if self.resident and want == "auto" and not fits(self.reserved + self.io_mem, self.budget):
             self.resident = False          # they do not fit after all: stream them
             self._place_weights()
@@ -371,36 +387,45 @@ class Problem:
         p = self.prod[name]
         return not (i <= p and self.last[name] < j)
 
-    def _streams(self, k: int, i: int, j: int, mode: str) -> Tuple[List[float], List[float]]:
-        """The off-chip reads and writes of task k (bytes each, for one input) in stage [i, j)."""
+    def _streams(self, k: int, i: int, j: int, mode: str) -> Tuple[List[float], List[float], List[float]]:
+        """The off-chip reads and writes of task k (bytes each, for one input) in stage [i, j) that
+        overlap its compute, and those that do not (serial)."""
         t = self.tasks[k]
-        reads, writes = [], []
+        reads, writes, serial = [], [], []
         if self.nests[k].free:
-            return reads, writes
+            return reads, writes, serial
         if self.weight_place[k] == "offchip":    # in containers of 8/16/32 bits, as both kernels read them
             nest = self.nests[k]
             reads.append(nest.weights * container_bits(nest.weight_bits) / 8)
-        for n in t.inputs:
-            if n in self.prod and self.offchip[n] and n not in self.io and self._stored(n, i, j, mode):
-                reads.append(self.bits[n] / 8)
-        for n in t.outputs:
-            if n in self.prod and self.offchip[n] and n not in self.io and self._stored(n, i, j, mode):
-                writes.append(self.bits[n] / 8)
-        return reads, writes
+        for n, out in [(n, False) for n in t.inputs] + [(n, True) for n in t.outputs]:
+            if n not in self.prod or not self.offchip[n] or n in self.io or not self._stored(n, i, j, mode):
+                continue
+            b = self.bits[n] / 8
+            # the graph's own inputs and outputs off chip (--io offchip) are row-major host
+            # buffers: a task that reads rows of all channels waits for the last channel, and
+            # a producer completes all but its first channel's rows at its end, so (C-1)/C of
+            # such a 4-D tensor moves before or after the compute, not beside it
+            shape = self.g.tensors[n].shape
+            if n in self.io_off and len(shape) == 4 and shape[1] > 1 and shape[2] * shape[3] > 1:
+                serial.append(b * (shape[1] - 1) / shape[1])
+                b = b / shape[1]
+            (writes if out else reads).append(b)
+        return reads, writes, serial
 
     def _traffic(self, k: int, i: int, j: int, mode: str) -> _Traffic:
         """Task k's off-chip transfers for one input. Its streams share the memory's channels
         (port_bpc each): the transfer overlaps the task's compute; the latency does not (the
-        first read's, the last write response's)."""
-        reads, writes = self._streams(k, i, j, mode)
+        first read's, the last write response's), nor the serial part of the graph's own
+        off-chip inputs and outputs."""
+        reads, writes, serial = self._streams(k, i, j, mode)
         streams = reads + writes
         if not streams:
             return _Traffic(0, 0, 0, False, False)
         lanes = min(len(streams), self.mem_channels)
         cyc = max(max(transfer_cycles(b, self.port_bpc) for b in streams),
                   transfer_cycles(sum(streams), self.port_bpc * lanes))
-        return _Traffic(int(sum(streams)), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
-                        bool(reads), bool(writes))
+        return _Traffic(int(sum(streams) + sum(serial)), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
+                        bool(reads), bool(writes), sum(transfer_cycles(b, self.port_bpc) for b in serial))
 
     def _scratch(self, i: int, j: int, mode: str) -> Resources:
         """The on-chip arrays a stage of tasks [i, j) adds to the design: each stored tensor is
@@ -592,6 +617,7 @@ class Problem:
         # the stage's memory latencies, once each: the first read's before its pipeline fills,
         # the last write's response after it drains (whichever tasks read and write)
         cycles += MEMORY_LATENCY_CYCLES * (any(tr.reads for tr in traffic) + any(tr.writes for tr in traffic))
+        cycles += sum(tr.serial for tr in traffic)       # the graph's own off-chip inputs and outputs
         choice = {"chosen": chosen, "eff": eff, "traffic": traffic, "depths": depths, "bottleneck": i + bott,
                   "latency": lat, "scratch": scratch, "steady": eff[bott],
                   "starts": {i + k: v for k, v in enumerate(starts)}}
@@ -656,7 +682,8 @@ class Problem:
         """Task k's cycles per input on a sequential core, at these compute cycles (an array
         of options or one): its compute overlaps its off-chip transfer, not the memory latency
         or the switch to its configuration word."""
-        return np.maximum(compute, tr.cycles) + tr.latency + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0)
+        return (np.maximum(compute, tr.cycles) + tr.latency + tr.serial
+                + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0))
 
     def _grow_core(self, i: int, j: int, traffic, extra, capv):
         """A sequential core grown greedily: from every task at its fewest-DSP option, first every upgrade the core already has room
@@ -728,9 +755,10 @@ class Problem:
             for n in t.inputs:
                 if n in self.prod:
                     p = self.prod[n]
-                    wiring.append((p - i if i <= p < j else -1, self.offchip[n], self._stored(n, i, j, mode)))
+                    wiring.append((p - i if i <= p < j else -1, self.offchip[n], self._stored(n, i, j, mode),
+                                   n in self.io_off))
             for n in t.outputs:
-                wiring.append((self.offchip[n], self._stored(n, i, j, mode)))
+                wiring.append((self.offchip[n], self._stored(n, i, j, mode), n in self.io_off))
             parts.append((self._task_sig[k], tuple(wiring)))
         return tuple(parts)
 
@@ -758,7 +786,7 @@ class Problem:
             if mode == "dataflow":
                 r = r + self.stream_buffers[k]
             plans.append(TaskPlan(name=self.tasks[k].name, op=self.tasks[k].op, folding=o.folding, cycles=o.cycles,
-                                  transfer_cycles=tr.cycles + tr.latency, macs=self.macs[k], resources=r, weights=self.weight_place[k],
+                                  transfer_cycles=tr.cycles + tr.latency + tr.serial, macs=self.macs[k], resources=r, weights=self.weight_place[k],
                                   offchip_bytes=tr.nbytes * self.opts.batch,
                                   start=start + (int(seg.choice["starts"][k]) if mode == "dataflow" else offset)))
             if mode == "sequential":
@@ -808,7 +836,7 @@ class Problem:
                         resources=self.emitted([s[3] for s in segs]), budget=self.budget, weights_resident=self.resident,
                         macs=sum(self.macs), search=search, port_bits=self.opts.port_bits,
                         stream_in_cycles=self.stream_in, stream_out_cycles=self.stream_out,
-                        control_cycles=KERNEL_CONTROL_CYCLES)
+                        control_cycles=KERNEL_CONTROL_CYCLES, io_offchip=bool(self.io_off))
 
     def emitted(self, segs: List[_SegResult]) -> Resources:
         """The design as the kernels build it from these stages: every stage has its own cores,

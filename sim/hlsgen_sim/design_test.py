@@ -5,8 +5,9 @@ AXI-Stream source (random gaps when HLSGEN_GAP > 0) and takes the outputs with i
 sink (random backpressure when HLSGEN_BACKPRESSURE > 0): one frame per tensor, consecutive
 elements packed little-endian into port-wide beats, TLAST on the last beat.
 Off-chip memory (ddr.py) sits behind every m_axi bundle: the host's buffers (data/weights.bin
-for streamed weights, zeroed buffers for spilled tensors) at addresses above 4 GiB, with the
-cost model's latency and bandwidth.
+for streamed weights, data/in*.bin for the graph's inputs when they are off chip, zeroed buffers
+for spilled tensors and off-chip outputs) at addresses above 4 GiB, with the cost model's
+latency and bandwidth. Off-chip outputs are read back from that memory after ap_done.
 Control goes through s_axi_control with cocotbext-axi's AXI4-Lite master, as a host driver
 would: write the buffers' addresses into the pointer registers, enable the ap_done interrupt, set ap_start, wait for the interrupt, read ap_done from
 the control register and clear the interrupt. Every output element is compared with the golden. Writes
@@ -202,6 +203,21 @@ async def design_matches_golden(dut):
                     if len(result["first_mismatches"]) < 10:
                         result["first_mismatches"].append(
                             f"out{k} ({p['label']}) index {i}: expected {_signed(e, p['cw'])}, got {_signed(g, p['cw'])}")
+        # the graph's outputs in off-chip memory (--io offchip): the host's buffers after ap_done
+        for p, addr in zip(pointers, host.addr):
+            if not p.get("golden"):
+                continue
+            want = _words(root / "data" / p["golden"], p["cw"])
+            i = host.index(addr, p["bytes"])
+            got = _words_of(bytes(host.data[i:i + p["bytes"]]), p["cw"])
+            for j, (e, g) in enumerate(zip(want, got)):
+                result["elements"] += 1
+                if e != g:
+                    result["mismatches"] += 1
+                    if len(result["first_mismatches"]) < 10:
+                        result["first_mismatches"].append(
+                            f"{p['name']} ({p['label']}, off-chip) index {j}: expected {_signed(e, p['cw'])}, "
+                            f"got {_signed(g, p['cw'])}")
         result["passed"] = result["mismatches"] == 0 and result["elements"] > 0 and not result["axi_errors"]
     Path(os.environ["HLSGEN_RESULT"]).write_text(json.dumps(result))
     assert stalled is None, stalled

@@ -97,6 +97,8 @@ module hlsgen_core_dp #(
     output logic [ML*SB-1:0]       eq
     /* verilator lint_on UNUSEDSIGNAL */
 );
+    /* verilator lint_off WIDTHCONCAT */    // waiver: '0 fills of the packed lane vectors, which a wide core
+                                            // makes longer than Verilator's 8192-bit replication limit
     localparam int NL = MV * MP * MS;
     localparam int NO = MV * MP;
     localparam int DW = XB + 1;              // x - zp (x and zp both fit XB bits, signed or not)
@@ -350,4 +352,5 @@ module hlsgen_core_dp #(
             end
         end
     endgenerate
+    /* verilator lint_on WIDTHCONCAT */
 endmodule

@@ -122,18 +122,29 @@ def _pixel_major(graph: Graph, name: str) -> Dict[str, int]:
     return {"c": int(shape[1]), "hw": int(shape[2] * shape[3])}
 
 
+def _layout(graph: Graph, store) -> Dict[str, int]:
+    """A spill is pixel-major off chip; the graph's own inputs and outputs (--io offchip) are
+    host buffers, row-major as the data files and the HLS kernel have them."""
+    return {} if store.io else _pixel_major(graph, store.tensor)
+
+
 def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], stage_of: Dict[str, int],
          weights_per_task: Dict[str, int]) -> (List[Channel], List[Dict]):
     """The channels (without on-chip addresses, counters, tables and triggers) and the pointer
     arguments, in the HLS kernel's argument order: its spills, then wmem."""
     spills = [s for s in real.stores.values() if s.kind == "offchip"]
-    pointers = [{"name": s.var, "label": s.label, "bytes": s.size * s.cw // 8, "file": None}
-                for s in spills]
+    outs = set(graph.outputs)
+    # a graph input in off-chip memory (--io offchip) is loaded from its data file, a graph
+    # output is compared with its golden file after the run
+    pointers = [{"name": s.var, "label": s.label, "bytes": s.size * s.cw // 8,
+                 "file": f"{s.io}.bin" if s.io and s.tensor not in outs else None,
+                 "golden": f"{s.io}.bin" if s.io and s.tensor in outs else None,
+                 "cw": s.cw, "size": s.size} for s in spills]
     ptr_of = {s.tensor: k for k, s in enumerate(spills)}
     bundle_of = {s.tensor: s.bundle for s in spills}
     if real.woff:
-        pointers.append({"name": "wmem", "label": "weights",
-                         "bytes": int(real.weight_image.size) * real.wcw // 8, "file": "weights.bin"})
+        pointers.append({"name": "wmem", "label": "weights", "bytes": int(real.weight_image.size) * real.wcw // 8,
+                         "file": "weights.bin", "golden": None, "cw": real.wcw, "size": int(real.weight_image.size)})
     plans = {p.name: p for s in sched.stages for p in s.tasks}
     tasks = {t.name: t for t in graph.tasks}
     prod_stage = {o: stage_of[t.name] for t in graph.tasks if t.name in stage_of for o in t.outputs}
@@ -159,12 +170,12 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
                     continue
                 st = real.stores[r]
                 out.append(Channel(p.name, c, False, "input", n, r, bundle_of[r], ptr_of[r], 0, st.size, st.cw,
-                                   st.bits, st.signed, max(1, port_bits // st.cw), **_pixel_major(graph, r)))
+                                   st.bits, st.signed, max(1, port_bits // st.cw), **_layout(graph, st)))
             for o in t.outputs:
                 if o in stored and o in ptr_of:
                     st = real.stores[o]
                     out.append(Channel(p.name, c, True, "output", o, o, bundle_of[o], ptr_of[o], 0, st.size, st.cw,
-                                       st.bits, st.signed, max(1, port_bits // st.cw), **_pixel_major(graph, o)))
+                                       st.bits, st.signed, max(1, port_bits // st.cw), **_layout(graph, st)))
     for ch in out:
         if ch.off % ALIGN:
             raise ValueError(f"m_axi channel of {ch.task}: offset {ch.off} is not {ALIGN}-byte aligned")

@@ -73,6 +73,7 @@ class Store:
     bundle: str = ""      # m_axi bundle for off-chip tensors
     label: str = ""       # a printable, sanitized form of the ONNX name
     beat: int = 1         # graph inputs and outputs: elements per AXI4-Stream beat
+    io: str = ""          # a graph input or output in off-chip memory: its data file's stem (in0, out0)
 
     @property
     def beats(self) -> int:
@@ -138,10 +139,15 @@ class KernelBuilder:
                 if b.kind != "fifo":
                     kind[b.tensor] = b.kind
                     impl[b.tensor] = _impl(b.resources)
-        for n in g.inputs:
-            kind[n] = "input"
-        for n in g.outputs:
-            kind[n] = "output"
+        # the graph's inputs and outputs: AXI4-Stream ports into on-chip arrays, or (the schedule's
+        # io_offchip) host buffers like the spills, pointer arguments named in<k> / out<k>
+        io_name = {}
+        for k, n in enumerate(g.inputs):
+            kind[n] = "offchip" if self.s.io_offchip else "input"
+            io_name[n] = f"in{k}"
+        for k, n in enumerate(g.outputs):
+            kind[n] = "offchip" if self.s.io_offchip else "output"
+            io_name.setdefault(n, f"out{k}")
         self.stores: Dict[str, Store] = {}
         channels = max(1, min(self.dev.main_memory.channels, 32))
         used = set()
@@ -151,8 +157,8 @@ class KernelBuilder:
                 continue
             t = g.tensors[n]
             base = {"input": "xin", "output": "yout", "scratchpad": "spad", "offchip": "spill"}[kind[n]]
-            k = sum(1 for s in self.stores.values() if s.kind == kind[n])
-            var = f"{base}{k}"
+            k = sum(1 for s in self.stores.values() if s.kind == kind[n] and not s.io)
+            var = io_name[n] if kind[n] == "offchip" and n in io_name else f"{base}{k}"
             assert var not in used
             used.add(var)
             bundle = ""
@@ -163,7 +169,8 @@ class KernelBuilder:
             # a graph input or output streams port_bits per beat (the cost model's port width)
             beat = max(1, self.s.port_bits // cw) if kind[n] in ("input", "output") else 1
             self.stores[n] = Store(n, var, kind[n], ctype(t.dtype), t.size, t.dtype.bits, t.dtype.signed, cw,
-                                   impl.get(n, ""), bundle, _label(n), beat)
+                                   impl.get(n, ""), bundle, _label(n), beat,
+                                   var if kind[n] == "offchip" and n in io_name else "")
 
     def _weights(self):
         """Off-chip weights: one memory image (data/weights.bin), each task's array at an offset
@@ -192,12 +199,16 @@ class KernelBuilder:
                 stages.append(self._dataflow(st, ks))
             else:
                 stages.append(self._sequential(st, ks))
-        ins = [self.stores[n] for n in self.g.inputs]
-        outs = [self.stores[n] for n in self.g.outputs]
+        # the AXI4-Stream ports (none when the graph's inputs and outputs are off chip)
+        ins = [self.stores[n] for n in self.g.inputs if self.stores[n].kind == "input"]
+        outs = [self.stores[n] for n in self.g.outputs if self.stores[n].kind == "output"]
         spills = [s for s in self.stores.values() if s.kind == "offchip"]
         spads = [s for s in self.stores.values() if s.kind == "scratchpad"]
         bundles = sorted({s.bundle for s in spills} | ({"gmem0"} if self.woff else set()), key=lambda b: int(b[4:]))
+        io_in = [self.stores[n] for n in self.g.inputs if self.stores[n].io]
+        io_out = [self.stores[n] for n in self.g.outputs if self.stores[n].io]
         return {"stages": stages, "inputs": ins, "outputs": outs, "spills": spills, "spads": spads,
+                "io_inputs": io_in, "io_outputs": io_out,
                 "weights_offchip": bool(self.woff), "wcw": self.wcw, "weight_words": int(self.weight_image.size),
                 "bundles": bundles, "model": _label(self.g.name)}
 

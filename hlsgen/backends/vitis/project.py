@@ -74,7 +74,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     """Every file of the project, by relative path."""
     kb = KernelBuilder(graph, sched, device)
     k = kb.context()
-    for s in k["outputs"]:
+    for s in k["outputs"] + k["io_outputs"]:
         t = graph.tensors[s.tensor]
         s.rank, s.shape = len(t.shape), list(t.shape)
     n_streams = len(k["inputs"]) + len(k["outputs"])
@@ -104,14 +104,17 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     for name in STATIC_FILES:
         files[f"hls/{name}"] = (TEMPLATE_DIR / name).read_bytes()
     manifest = {"inputs": [], "outputs": [], "weights": None}
-    for i, s in enumerate(k["inputs"]):
+    # the graph's inputs and outputs in graph order: all on AXI4-Stream ports or all host buffers
+    # in off-chip memory (m_axi pointer arguments of the same names), never mixed
+    for i, s in enumerate(k["inputs"] + k["io_inputs"]):
         files[f"data/in{i}.bin"] = encode(values[s.tensor], s.cw)
         manifest["inputs"].append({"file": f"in{i}.bin", "port": f"in{i}", "tensor": s.tensor, "ctype": s.ctype,
-                                   "shape": list(graph.tensors[s.tensor].shape), "word_bits": s.cw})
-    for i, s in enumerate(k["outputs"]):
+                                   "shape": list(graph.tensors[s.tensor].shape), "word_bits": s.cw,
+                                   "interface": "m_axi" if s.io else "axis"})
+    for i, s in enumerate(k["outputs"] + k["io_outputs"]):
         files[f"data/out{i}.bin"] = encode(values[s.tensor], s.cw)
         manifest["outputs"].append({"file": f"out{i}.bin", "port": f"out{i}", "tensor": s.tensor, "ctype": s.ctype,
-                                    "shape": s.shape, "word_bits": s.cw})
+                                    "shape": s.shape, "word_bits": s.cw, "interface": "m_axi" if s.io else "axis"})
     if k["weights_offchip"]:
         files["data/weights.bin"] = encode(kb.weight_image, kb.wcw)
         manifest["weights"] = {"file": "weights.bin", "words": int(kb.weight_image.size), "word_bits": kb.wcw,
@@ -253,6 +256,8 @@ def report_md(graph: Graph, sched: Schedule, device, k: Dict) -> str:
     for s in k["inputs"] + k["outputs"] + k["spads"] + k["spills"]:
         where = {"input": "AXI4-Stream in, buffered on chip", "output": "buffered on chip, AXI4-Stream out",
                  "scratchpad": f"scratchpad ({s.impl})", "offchip": f"off-chip, m_axi bundle {s.bundle}"}[s.kind]
+        if s.io:
+            where += f" (the graph's {'output' if s in k['io_outputs'] else 'input'}: a host buffer, data/{s.io}.bin)"
         lines.append(f"| `{s.var}` | {s.label} | {s.kind} | `{s.ctype}` | {s.size} | {where} |")
     lines += ["", "## Run it", "", "```", "make csim      # g++ C simulation, bit-exact check against data/out*.bin",
               "make sim       # RTL simulation (cocotb + Verilator), bit-exact check and simulated cycles",
