@@ -546,3 +546,16 @@ def test_io_auto_goes_offchip_when_the_arrays_do_not_fit(exported, tmp_path):
     out = tmp_path / "s.json"
     r = run_cli("schedule", exported("demo_cnn", "qcdq"), "--device", "kv260", "--io", "sideways", "--json", out, cwd=ROOT)
     assert r.returncode == 2 and not out.exists()
+
+
+def test_io_offchip_needs_a_computing_task_at_the_graph_ends():
+    """A graph input that a reshape (no datapath; both kernels alias its output) reads first
+    cannot be an off-chip buffer: one line naming the input, the task and --io onchip."""
+    g = linear_chain([16, 8], name="reshaped")
+    g.add_tensor(Tensor("x4", (1, 16, 1, 1), IntType(8, True)))
+    g.tasks.insert(0, Task("flatten", "reshape", ["x4"], ["x"], {"shape": (1, 16)}))
+    g.inputs = ["x4"]
+    assert schedule(g, load_device("u280"), ScheduleOptions(io="onchip")).total_cycles > 0
+    with pytest.raises(HlsgenError, match=r"input 'x4' cannot be an off-chip buffer: task 'flatten' \(reshape\) "
+                                          r"moves no data .*pass --io onchip"):
+        schedule(g, load_device("u280"), ScheduleOptions(io="offchip"))

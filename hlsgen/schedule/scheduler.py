@@ -224,6 +224,7 @@ class Problem:
                                                tuple(tuple(o.folding.as_list()) for o in self.options[k])), len(interned))
                           for k, (t, nest) in enumerate(zip(self.tasks, self.nests))]
         self._tensor_facts()
+        self._check_io_offchip()
         # what the stages share: the resident weights and the graph's input and output arrays
         self.fixed = self.reserved + self.io_mem
         if not fits(self.fixed, self.budget) and self.io:
@@ -283,6 +284,20 @@ class Problem:
         self._on_prod = np.array([self.prod[n] for n in names], dtype=np.int64)
         self._on_last = np.array([self.last[n] for n in names], dtype=np.int64)
         self._on_mem = np.array([self.mem[n].as_tuple() for n in names], dtype=np.int64).reshape(-1, 5)
+
+    def _check_io_offchip(self):
+        """An off-chip graph input or output needs a task with a datapath at its end: both
+        kernels alias a free task's output (a reshape) to its input, so an input reshaped
+        first, or an output made by a reshape, would never cross the memory."""
+        for n in sorted(self.io_off):
+            ends = ([self.prod[n]] if self.prod.get(n, -1) >= 0 else []) + self.cons.get(n, [])
+            free = next((k for k in ends if self.nests[k].free), None)
+            if free is not None:
+                why = " (chosen because their on-chip arrays do not fit)" if self.opts.io == "auto" else ""
+                raise HlsgenError(f"model {self.g.name!r}: the graph's {'output' if n in self.g.outputs else 'input'} "
+                                  f"{n!r} cannot be an off-chip buffer{why}: task {self.tasks[free].name!r} "
+                                  f"({self.tasks[free].op}) moves no data for it to cross the memory; pass --io "
+                                  f"onchip (with a larger device or --resource-cap if the arrays do not fit)")
 
     def _beats(self, n: str) -> int:
         t = self.g.tensors[n]
