@@ -156,11 +156,18 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
             if p.name not in core_of:
                 continue                                   # a free task: no word, no traffic (as the model)
             t, c = tasks[p.name], core_of[p.name]
+            wch = None
             if plans[p.name].weights == "offchip" and p.name in real.woff:
                 n = weights_per_task[p.name]
-                out.append(Channel(p.name, c, False, "weights", p.name, p.name, "gmem0", len(pointers) - 1,
-                                   real.woff[p.name] * real.wcw // 8, n, real.wcw, real.wcw, True,
-                                   max(1, port_bits // real.wcw)))
+                wch = Channel(p.name, c, False, "weights", p.name, p.name, "gmem0", len(pointers) - 1,
+                              real.woff[p.name] * real.wcw // 8, n, real.wcw, real.wcw, True, max(1, port_bits // real.wcw))
+                # a bundle issues its channels' bursts lowest channel first and the memory answers
+                # in order: a graph input smaller than the task's weights goes first, so the task
+                # does not wait for all its weights before its input's first beat
+                if not any(real.stores[root(x)].io and real.stores[root(x)].size * real.stores[root(x)].cw
+                           < n * real.wcw for x in t.inputs if root(x) in real.stores):
+                    out.append(wch)
+                    wch = None
             for n in t.inputs:
                 r = root(n)
                 if n not in stored or r not in ptr_of:
@@ -171,6 +178,8 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
                 st = real.stores[r]
                 out.append(Channel(p.name, c, False, "input", n, r, bundle_of[r], ptr_of[r], 0, st.size, st.cw,
                                    st.bits, st.signed, max(1, port_bits // st.cw), **_layout(graph, st)))
+            if wch is not None:
+                out.append(wch)
             for o in t.outputs:
                 if o in stored and o in ptr_of:
                     st = real.stores[o]
