@@ -63,6 +63,17 @@ def _signed(v: int, bits: int) -> int:
     return v - (1 << bits) if v >> (bits - 1) & 1 else v
 
 
+def _compare(result: dict, what: str, want, got, cw: int):
+    """Count every element of one output against the golden; the first mismatches by name."""
+    for i, (e, g) in enumerate(zip(want, got)):
+        result["elements"] += 1
+        if e != g:
+            result["mismatches"] += 1
+            if len(result["first_mismatches"]) < 10:
+                result["first_mismatches"].append(
+                    f"{what} index {i}: expected {_signed(e, cw)}, got {_signed(g, cw)}")
+
+
 def _busy_cores(dut, design) -> str:
     """Which stage stalled: its cores that are not idle, with the word each is on ("" if none)."""
     busy = []
@@ -196,13 +207,7 @@ async def design_matches_golden(dut):
                     f"out{k} ({p['label']}): {len(frames)} frames of {[len(f.tdata) for f in frames]} bytes, expected "
                     f"one of {p['beats']} beats (TLAST on the last beat only)")
                 result["mismatches"] += abs(len(want) - len(got)) or 1
-            for i, (e, g) in enumerate(zip(want, got)):
-                result["elements"] += 1
-                if e != g:
-                    result["mismatches"] += 1
-                    if len(result["first_mismatches"]) < 10:
-                        result["first_mismatches"].append(
-                            f"out{k} ({p['label']}) index {i}: expected {_signed(e, p['cw'])}, got {_signed(g, p['cw'])}")
+            _compare(result, f"out{k} ({p['label']})", want, got, p["cw"])
         # the graph's outputs in off-chip memory (--io offchip): the host's buffers after ap_done
         for p, addr in zip(pointers, host.addr):
             if not p.get("golden"):
@@ -210,14 +215,7 @@ async def design_matches_golden(dut):
             want = _words(root / "data" / p["golden"], p["cw"])
             i = host.index(addr, p["bytes"])
             got = _words_of(bytes(host.data[i:i + p["bytes"]]), p["cw"])
-            for j, (e, g) in enumerate(zip(want, got)):
-                result["elements"] += 1
-                if e != g:
-                    result["mismatches"] += 1
-                    if len(result["first_mismatches"]) < 10:
-                        result["first_mismatches"].append(
-                            f"{p['name']} ({p['label']}, off-chip) index {j}: expected {_signed(e, p['cw'])}, "
-                            f"got {_signed(g, p['cw'])}")
+            _compare(result, f"{p['name']} ({p['label']}, off-chip)", want, got, p["cw"])
         result["passed"] = result["mismatches"] == 0 and result["elements"] > 0 and not result["axi_errors"]
     Path(os.environ["HLSGEN_RESULT"]).write_text(json.dumps(result))
     assert stalled is None, stalled

@@ -133,12 +133,11 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
     """The channels (without on-chip addresses, counters, tables and triggers) and the pointer
     arguments, in the HLS kernel's argument order: its spills, then wmem."""
     spills = [s for s in real.stores.values() if s.kind == "offchip"]
-    outs = set(graph.outputs)
     # a graph input in off-chip memory (--io offchip) is loaded from its data file, a graph
     # output is compared with its golden file after the run
     pointers = [{"name": s.var, "label": s.label, "bytes": s.size * s.cw // 8,
-                 "file": f"{s.io}.bin" if s.io and s.tensor not in outs else None,
-                 "golden": f"{s.io}.bin" if s.io and s.tensor in outs else None,
+                 "file": f"{s.var}.bin" if s.io == "input" else None,
+                 "golden": f"{s.var}.bin" if s.io == "output" else None,
                  "cw": s.cw, "size": s.size} for s in spills]
     ptr_of = {s.tensor: k for k, s in enumerate(spills)}
     bundle_of = {s.tensor: s.bundle for s in spills}
@@ -156,18 +155,7 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
             if p.name not in core_of:
                 continue                                   # a free task: no word, no traffic (as the model)
             t, c = tasks[p.name], core_of[p.name]
-            wch = None
-            if plans[p.name].weights == "offchip" and p.name in real.woff:
-                n = weights_per_task[p.name]
-                wch = Channel(p.name, c, False, "weights", p.name, p.name, "gmem0", len(pointers) - 1,
-                              real.woff[p.name] * real.wcw // 8, n, real.wcw, real.wcw, True, max(1, port_bits // real.wcw))
-                # a bundle issues its channels' bursts lowest channel first and the memory answers
-                # in order: a graph input smaller than the task's weights goes first, so the task
-                # does not wait for all its weights before its input's first beat
-                if not any(real.stores[root(x)].io and real.stores[root(x)].size * real.stores[root(x)].cw
-                           < n * real.wcw for x in t.inputs if root(x) in real.stores):
-                    out.append(wch)
-                    wch = None
+            reads = []
             for n in t.inputs:
                 r = root(n)
                 if n not in stored or r not in ptr_of:
@@ -176,10 +164,18 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
                 if s.mode == "dataflow" and prod_stage.get(r) == s.index:
                     continue
                 st = real.stores[r]
-                out.append(Channel(p.name, c, False, "input", n, r, bundle_of[r], ptr_of[r], 0, st.size, st.cw,
-                                   st.bits, st.signed, max(1, port_bits // st.cw), **_layout(graph, st)))
-            if wch is not None:
-                out.append(wch)
+                reads.append(Channel(p.name, c, False, "input", n, r, bundle_of[r], ptr_of[r], 0, st.size, st.cw,
+                                     st.bits, st.signed, max(1, port_bits // st.cw), **_layout(graph, st)))
+            if plans[p.name].weights == "offchip" and p.name in real.woff:
+                n = weights_per_task[p.name]
+                w = Channel(p.name, c, False, "weights", p.name, p.name, "gmem0", len(pointers) - 1,
+                            real.woff[p.name] * real.wcw // 8, n, real.wcw, real.wcw, True, max(1, port_bits // real.wcw))
+                # a bundle issues its channels' bursts lowest channel first and the memory answers
+                # in order: a graph input smaller than the task's weights goes first, so the task
+                # does not wait for all its weights before its input's first beat
+                small = any(real.stores[ch.root].io and ch.count * ch.cw < n * real.wcw for ch in reads)
+                reads = reads + [w] if small else [w] + reads
+            out += reads
             for o in t.outputs:
                 if o in stored and o in ptr_of:
                     st = real.stores[o]

@@ -73,7 +73,8 @@ class Store:
     bundle: str = ""      # m_axi bundle for off-chip tensors
     label: str = ""       # a printable, sanitized form of the ONNX name
     beat: int = 1         # graph inputs and outputs: elements per AXI4-Stream beat
-    io: str = ""          # a graph input or output in off-chip memory: its data file's stem (in0, out0)
+    io: str = ""          # "input" / "output": the graph's, in off-chip memory (var is in<k> / out<k>,
+                          # the pointer argument and the stem of its data file)
 
     @property
     def beats(self) -> int:
@@ -141,13 +142,14 @@ class KernelBuilder:
                     impl[b.tensor] = _impl(b.resources)
         # the graph's inputs and outputs: AXI4-Stream ports into on-chip arrays, or (the schedule's
         # io_offchip) host buffers like the spills, pointer arguments named in<k> / out<k>
-        io_name = {}
+        io_name, io_role = {}, {}
         for k, n in enumerate(g.inputs):
             kind[n] = "offchip" if self.s.io_offchip else "input"
-            io_name[n] = f"in{k}"
+            io_name[n], io_role[n] = f"in{k}", "input"
         for k, n in enumerate(g.outputs):
             kind[n] = "offchip" if self.s.io_offchip else "output"
             io_name.setdefault(n, f"out{k}")
+            io_role.setdefault(n, "output")
         self.stores: Dict[str, Store] = {}
         channels = max(1, min(self.dev.main_memory.channels, 32))
         used = set()
@@ -170,7 +172,7 @@ class KernelBuilder:
             beat = max(1, self.s.port_bits // cw) if kind[n] in ("input", "output") else 1
             self.stores[n] = Store(n, var, kind[n], ctype(t.dtype), t.size, t.dtype.bits, t.dtype.signed, cw,
                                    impl.get(n, ""), bundle, _label(n), beat,
-                                   var if kind[n] == "offchip" and n in io_name else "")
+                                   io_role[n] if kind[n] == "offchip" and n in io_role else "")
 
     def _weights(self):
         """Off-chip weights: one memory image (data/weights.bin), each task's array at an offset

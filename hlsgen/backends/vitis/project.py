@@ -257,7 +257,7 @@ def report_md(graph: Graph, sched: Schedule, device, k: Dict) -> str:
         where = {"input": "AXI4-Stream in, buffered on chip", "output": "buffered on chip, AXI4-Stream out",
                  "scratchpad": f"scratchpad ({s.impl})", "offchip": f"off-chip, m_axi bundle {s.bundle}"}[s.kind]
         if s.io:
-            where += f" (the graph's {'output' if s in k['io_outputs'] else 'input'}: a host buffer, data/{s.io}.bin)"
+            where += f" (the graph's {s.io}: a host buffer, data/{s.var}.bin)"
         lines.append(f"| `{s.var}` | {s.label} | {s.kind} | `{s.ctype}` | {s.size} | {where} |")
     lines += ["", "## Run it", "", "```", "make csim      # g++ C simulation, bit-exact check against data/out*.bin",
               "make sim       # RTL simulation (cocotb + Verilator), bit-exact check and simulated cycles",
