@@ -10,7 +10,9 @@ carry the same names (the emitted interface pragmas).
 """
 import argparse
 import json
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +20,21 @@ HERE = Path(__file__).resolve().parent          # OUT/sim/hlsgen_sim
 sys.path.insert(0, str(HERE.parent))
 
 from hlsgen_sim import runner  # noqa: E402
+
+
+def icarus_refusal(sources) -> str:
+    """Why the installed Icarus cannot compile this RTL ('' if it can). hlsgen's RTL uses
+    SystemVerilog that Icarus 11.0 (Debian 12's) does not parse: string parameters, automatic
+    variables inside procedural blocks, unpacked parameter arrays (docs/rtl.md)."""
+    ver = subprocess.run(["iverilog", "-V"], capture_output=True, text=True).stdout.splitlines()
+    ver = ver[0].strip() if ver else "Icarus Verilog (unknown version)"
+    r = subprocess.run(["iverilog", "-g2012", "-o", os.devnull, *map(str, sources)], capture_output=True, text=True)
+    if r.returncode == 0:
+        return ""
+    errs = [l.strip() for l in (r.stderr + r.stdout).splitlines() if "error" in l or "sorry" in l or "assert" in l]
+    first = errs[0] if errs else (r.stderr.strip().splitlines() or ["no message"])[0]
+    return (f"{ver} cannot compile this RTL (first error: {first}); hlsgen's RTL uses SystemVerilog it does not "
+            "support (string parameters, automatic variables in procedural blocks): use the default SIM=verilator")
 
 
 def main(argv=None) -> int:
@@ -33,11 +50,16 @@ def main(argv=None) -> int:
     design = json.loads((out / "sim" / "design.json").read_text())
     rtl = out / "rtl"
     if a.simulator == "icarus" and shutil.which("iverilog") is None:
-        print("make sim SIM=icarus: iverilog is not on PATH; install Icarus Verilog 12 or later "
-              "(e.g. apt install iverilog), or use the default SIM=verilator", file=sys.stderr)
+        print("make sim SIM=icarus: iverilog is not on PATH; install Icarus Verilog (apt install iverilog), "
+              "or use the default SIM=verilator", file=sys.stderr)
         return 2
     sources = [rtl / s for s in design["sources"]]
     top = "hlsgen_top"
+    if a.simulator == "icarus" and a.rtl == "hlsgen":
+        why = icarus_refusal(sources)
+        if why:
+            print(f"make sim SIM=icarus: {why}", file=sys.stderr)
+            return 2
     if a.rtl == "vitis":
         vdir = out / "hls_prj" / "sol1" / "syn" / "verilog"
         sources = sorted(vdir.glob("*.v"))
