@@ -83,13 +83,26 @@ def _kib(bits: int) -> str:
     return f"{bits / 8192:,.1f} KiB"
 
 
+def _total(base: Resources, parts: List[Resources]) -> Resources:
+    """base plus every part (Resources.__add__ without an object per step)."""
+    d, b, u, l, f = base.dsp, base.bram18, base.uram, base.lut, base.ff
+    for r in parts:
+        d += r.dsp
+        b += r.bram18
+        u += r.uram
+        l += r.lut
+        f += r.ff
+    return Resources(d, b, u, l, f)
+
+
 def _core_need(core: np.ndarray, extra: np.ndarray) -> np.ndarray:
     """Resources (Resources.as_tuple order) of sequential cores given as the maxima of their
     tasks' option rows (columns 1-5 resources, 6-12 TaskOption.roles; any leading axes): each
     resource at its largest user plus `extra` (scratchpads, muxes), but DSPs as the three pools
     hlsgen_core_dp builds (cost.core_dsp)."""
     nd = core[..., 1:6] + extra
-    nd[..., 0] = pools_dsp(np.moveaxis(core[..., 6:], -1, 0)) + extra[0]
+    nd[..., 0] = (core[..., 6] * core[..., 7] + core[..., 8] * core[..., 9]       # cost.pools_dsp, on columns
+                  + core[..., 10] * core[..., 11] * core[..., 12] + extra[0])
     return nd
 
 
@@ -203,6 +216,8 @@ class Problem:
                 if nest.multiply and self.weight_read_bits[k] != float("inf"):
                     ol = self._banked(k, nest, ol)
                 self.options.append(ol)
+        # each option's place in its task's list (the dataflow refinement steps to the next faster one)
+        self._opt_pos = [{id(o): p for p, o in enumerate(ol)} for ol in self.options]
         # for sequential cores: options sorted by DSP with the best cycles so far, as arrays
         self._by_dsp = []
         for opts_k in self.options:
@@ -217,6 +232,7 @@ class Problem:
                            dtype=np.int64)
             self._by_dsp.append((np.array(dsps, dtype=np.int64), picks, arr))
         self._cache: Dict = {}
+        self._fifos: Dict[Tuple[int, int], Resources] = {}
         self.cache_hits = 0
         # tasks with the same loop nest, options and weight placement cost the same
         interned: Dict = {}
@@ -509,6 +525,13 @@ class Problem:
         bott = max(range(m), key=lambda k: (eff[k], -k))
         return lat, depths, bott, start
 
+    def _fifo(self, depth: int, width: int) -> Resources:
+        key = (depth, width)
+        r = self._fifos.get(key)
+        if r is None:
+            r = self._fifos[key] = fifo(depth, width, self.dev)
+        return r
+
     def _dataflow(self, i: int, j: int) -> _SegResult:
         B = self.opts.batch
         traffic = [self._traffic(k, i, j, "dataflow") for k in range(i, j)]
@@ -542,10 +565,7 @@ class Problem:
             return chosen
 
         def total(chosen):
-            r = fixed + fifo_guess
-            for o in chosen:
-                r = r + o.res
-            return r
+            return _total(fixed + fifo_guess, [o.res for o in chosen])
 
         lo, hi = 0, len(cand) - 1
         if pick(cand[hi]) is None or not fits(total(pick(cand[hi])), self.stage_budget):
@@ -564,11 +584,7 @@ class Problem:
             lanes = [o.folding.vec * o.folding.pe for o in chosen]
             eff = [max(o.cycles, tr.cycles) for o, tr in zip(chosen, traffic)]
             lat, depths, bott, starts = self._df_timing(edges, eff, lanes, want_depths, [o.depth for o in chosen])
-            res = fixed
-            for d, w in depths.values():
-                res = res + fifo(d, w, self.dev)
-            for o in chosen:
-                res = res + o.res
+            res = _total(fixed, [self._fifo(d, w) for d, w in depths.values()] + [o.res for o in chosen])
             cycles = lat + (B - 1) * eff[bott]
             return cycles, res, eff, depths, bott, lat, starts
 
@@ -593,7 +609,7 @@ class Problem:
             slowest = sorted(range(j - i), key=lambda x: -eff[x])[:GREEDY_TRIALS]
             for idx in slowest:
                 ol = opts[idx]
-                pos = ol.index(chosen[idx])
+                pos = self._opt_pos[i + idx][id(chosen[idx])]
                 if pos == 0:
                     continue
                 new_o = ol[pos - 1]
@@ -731,24 +747,27 @@ class Problem:
         cur = _core_need(core, extra)
         if np.any(cur > capv):
             return None
-        neg = np.full(rows.shape[1], -1, dtype=np.int64)
+        pre = np.full(rows.shape, -1, dtype=np.int64)      # maxima of the tasks before t
+        suf = np.full(rows.shape, -1, dtype=np.int64)      # and after t
         for _ in range(SEQ_GREEDY_STEPS):
             cand = nxt[ar, idx]
             has = cand < L
-            new_rows = rows_all[ar, np.minimum(cand, L - 1)]
-            free = has & np.all(new_rows[:, 1:] <= core[1:], axis=1)
+            cand_c = np.minimum(cand, L - 1)
+            new_rows = rows_all[ar, cand_c]
+            free = has & (new_rows[:, 1:] <= core[1:]).all(axis=1)
             if free.any():                   # upgrades inside the core as it is: all at once
                 idx = np.where(free, cand, idx)
                 rows = rows_all[ar, idx]
                 continue
             if not has.any():
                 break
-            pre = np.vstack([neg, np.maximum.accumulate(rows, axis=0)[:-1]])                # tasks before t
-            suf = np.vstack([np.maximum.accumulate(rows[::-1], axis=0)[::-1][1:], neg])     # and after
+            if n > 1:
+                np.maximum.accumulate(rows[:-1], axis=0, out=pre[1:])
+                np.maximum.accumulate(rows[:0:-1], axis=0, out=suf[-2::-1])
             cores = np.maximum(np.maximum(pre, suf), new_rows)
             nd = _core_need(cores, extra)
-            gain = eff[ar, idx] - eff[ar, np.minimum(cand, L - 1)]
-            fit = has & (gain > 0) & np.all(nd <= capv, axis=1)
+            gain = eff[ar, idx] - eff[ar, cand_c]
+            fit = has & (gain > 0) & (nd <= capv).all(axis=1)
             if not fit.any():
                 break
             added = nd[:, 0] - cur[0]
@@ -960,6 +979,7 @@ def _dp(prob: Problem):
     evaluated = pruned = 0
     worst_short = None
     fastest = [min(o.cycles for o in ol) for ol in prob.options]
+    fastest_sum = np.concatenate([[0], np.cumsum(fastest)]).tolist()
     for j in range(1, n + 1):
         lb = 0
         # shortest segments first: they set best[j] early, so longer ones can be pruned by a
@@ -970,9 +990,15 @@ def _dp(prob: Problem):
                 continue
             bound = max(lb, prob.mac_bound(i, j))
             if best[i][0] + bound + STAGE_SWITCH_CYCLES > best[j][0]:
-                pruned += 1
+                pruned += 2
                 continue
             for m in ("dataflow", "sequential"):
+                # a sequential stage runs its tasks one after another: never faster than the sum
+                # of their fastest foldings (a single task is always costed: its failure is the error)
+                if (m == "sequential" and j - i > 1 and best[i][0] + max(bound, fastest_sum[j] - fastest_sum[i])
+                        + STAGE_SWITCH_CYCLES > best[j][0]):
+                    pruned += 1
+                    continue
                 seg = prob.segment(i, j, m)
                 evaluated += 1
                 if not seg.feasible:
