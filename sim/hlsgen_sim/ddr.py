@@ -52,6 +52,10 @@ class Ddr:
         self.r = AxiRSource(bus.read.r, clk, rst_n, reset_active_level=False)
         self.aw = AxiAWSink(bus.write.aw, clk, rst_n, reset_active_level=False)
         self.w = AxiWSink(bus.write.w, clk, rst_n, reset_active_level=False)
+        # W is taken at the channel's rate: the sink holds at most two beats (WREADY falls while it
+        # does), as many as it takes to re-raise WREADY after one is taken, so a beat waits only
+        # for the bandwidth (with one, the two-edge refill would slow writes to a beat per 2 cycles)
+        self.w.queue_occupancy_limit = 2
         self.b = AxiBSource(bus.write.b, clk, rst_n, reset_active_level=False)
         self.width = len(bus.read.r.rdata) // 8
         self.beat_cycles = self.width / bytes_per_cycle
@@ -117,6 +121,7 @@ class Ddr:
             self._check("write burst", addr, n, size)
             resp = 0
             for k in range(n):
+                await self._slot()               # the channel's bandwidth carries one more beat
                 w = await self.w.recv()
                 self.write_beats += 1
                 if int(w.wlast) != int(k == n - 1):
@@ -130,13 +135,6 @@ class Ddr:
                 except IndexError as exc:
                     self.errors.append(f"{self.name}: write: {exc}")
                     resp = 2
-                # the channel's bandwidth: hold W until it could have carried this beat
-                t = max(self._now(), self.free)
-                self.free = t + self.beat_cycles
-                if self.free - self._now() >= 1:
-                    self.w.pause = True
-                    await self._until(self.free - 1)
-                    self.w.pause = False
             self._writes.append((self._now() + self.latency, resp))
             self._write_ev.set()
 
