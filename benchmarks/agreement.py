@@ -14,6 +14,19 @@ from pathlib import Path
 from hlsgen import pipeline
 from hlsgen.zoo.testnets import export
 
+def timed_agreement(path, seed: int = 0):
+    """(graph, the golden-vs-float report of `hlsgen run --compare`, seconds the golden took) of
+    one export at one input seed (the CoDeNet and GPT-2 benchmarks' agreement rows)."""
+    g = pipeline.load(str(path), {})
+    floats = pipeline.float_inputs(g, [], seed)
+    ints = pipeline.quantize_inputs(g, floats)
+    t0 = time.perf_counter()
+    pipeline.run_golden(g, ints)
+    secs = time.perf_counter() - t0
+    rep, _ = pipeline.compare(g, str(path), floats, ints)
+    return g, rep, secs
+
+
 NETS = ["conv_bn_relu", "depthwise_s2", "pointwise", "maxpool", "residual", "gap_linear", "mlp_w4", "mlp_w8", "demo_cnn", "shuffle_block"]
 
 

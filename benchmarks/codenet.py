@@ -24,6 +24,7 @@ from hlsgen.schedule import ScheduleOptions, load_device, schedule  # noqa: E402
 from hlsgen.report.inspect import report as inspect_report  # noqa: E402
 from hlsgen.report.schedule import roofline_fraction  # noqa: E402
 from hlsgen.zoo.models import export  # noqa: E402
+from agreement import timed_agreement  # noqa: E402  (benchmarks/agreement.py)
 
 PAPER = {"a": (0.29e9, 32.2), "b": (0.29e9, 26.9), "c": (1.14e9, 9.3), "d": (3.54e9, 5.2), "e": (3.58e9, 4.6)}
 
@@ -36,14 +37,8 @@ def agreement(config: str, out: Path, doc) -> "pipeline.Graph":
         t0 = time.perf_counter()
         export("codenet", config, p, fmt, 0)
         t_export = time.perf_counter() - t0
-        g = pipeline.load(str(p), {})
+        g, rep, t_golden = timed_agreement(p)
         macs = inspect_report(g)["totals"]["macs"]          # what `hlsgen inspect` prints
-        floats = pipeline.float_inputs(g, [], 0)
-        ints = pipeline.quantize_inputs(g, floats)
-        t0 = time.perf_counter()
-        pipeline.run_golden(g, ints)
-        t_golden = time.perf_counter() - t0
-        rep, _ = pipeline.compare(g, str(p), floats, ints)
         lbl = rep["layer_by_layer"]
         paper = PAPER.get(config, (None, None))[0]
         diff = f"{100 * (macs - paper) / paper:+.1f}%" if paper else "-"

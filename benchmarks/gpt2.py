@@ -23,6 +23,7 @@ from hlsgen.errors import HlsgenError  # noqa: E402
 from hlsgen.schedule import ScheduleOptions, load_device, schedule  # noqa: E402
 from hlsgen.report.schedule import roofline_fraction  # noqa: E402
 from hlsgen.zoo.models import export  # noqa: E402
+from agreement import timed_agreement  # noqa: E402  (benchmarks/agreement.py)
 
 
 
@@ -59,13 +60,7 @@ def main(argv=None):
         for fmt in ("qonnx", "qcdq"):
             p = out / f"gpt2-tiny-{phase}-{fmt}.onnx"
             export("gpt2", "tiny", p, fmt, 0, phase=phase, seq_len=64)
-            g = pipeline.load(str(p), {})
-            floats = pipeline.float_inputs(g, [], 0)
-            ints = pipeline.quantize_inputs(g, floats)
-            t0 = time.perf_counter()
-            pipeline.run_golden(g, ints)
-            tg = time.perf_counter() - t0
-            rep, _ = pipeline.compare(g, str(p), floats, ints)
+            g, rep, tg = timed_agreement(p)
             lbl = rep["layer_by_layer"]
 
             def worst(op):
