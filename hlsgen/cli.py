@@ -10,6 +10,7 @@ import numpy as np
 
 from . import __version__
 from .errors import HlsgenError
+from .schedule.scheduler import IO_CHOICES
 
 
 def _common_model_args(p):
@@ -71,9 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, default=1, help="inputs per run (default 1)")
     p.add_argument("--weights", default="auto", choices=["auto", "onchip", "offchip"],
                    help="weight placement: resident on chip, streamed from off-chip, or auto (default)")
-    p.add_argument("--io", default="auto", choices=["auto", "onchip", "offchip"],
-                   help="the graph's inputs and outputs: AXI4-Stream ports into on-chip arrays, host buffers in "
-                        "off-chip memory read and written by their tasks (m_axi), or auto (default: off chip when "
+    p.add_argument("--io", default="auto", choices=list(IO_CHOICES),
+                   help="the graph's inputs and outputs: AXI4-Stream ports into on-chip arrays (onchip), host buffers "
+                        "in off-chip memory read and written by their tasks over m_axi (offchip; offchip-inputs or "
+                        "offchip-outputs for one group), or auto (default: the larger group off chip first, while "
                         "the arrays do not fit)")
     p.add_argument("--port-bits", type=int, default=512, help="AXI port width for off-chip streams (default 512)")
     p.add_argument("--max-segment", type=int, default=24, help="longest stage the auto search considers, in tasks (default 24)")
@@ -96,8 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resource-cap", type=float, metavar="F", help="fraction of each resource the design may use (default 0.8)")
     p.add_argument("--objective", choices=["latency", "throughput"], help="what to minimize (default latency)")
     p.add_argument("--weights", choices=["auto", "onchip", "offchip"], help="weight placement (default auto)")
-    p.add_argument("--io", choices=["auto", "onchip", "offchip"],
-                   help="the graph's inputs and outputs on chip (streams) or off chip (m_axi) (default auto)")
+    p.add_argument("--io", choices=list(IO_CHOICES),
+                   help="the graph's inputs and outputs on chip (streams) or off chip (m_axi), both or one group "
+                        "(default auto)")
     p.add_argument("--port-bits", type=int, help="AXI port width for off-chip streams (default 512)")
     p.add_argument("--max-segment", type=int, help="longest stage the auto search considers (default 24)")
     p.add_argument("--stages", metavar="'S3 D7'", help="fix the stages instead of searching (see hlsgen schedule --help)")

@@ -234,3 +234,43 @@ def test_rtl_sim_with_io_offchip(exported, tmp_path, net, mode, target):
     gold.write_bytes(bytes(data))
     r, res = sim(out)
     assert r.returncode != 0 and res["mismatches"] == 1 and any("out0" in m and "off-chip" in m for m in res["first_mismatches"])
+
+
+@pytest.mark.parametrize("io, mode", [("offchip-inputs", "sequential"), ("offchip-outputs", "dataflow")])
+def test_one_io_group_offchip_csim_and_sim(exported, tmp_path, io, mode):
+    """--io offchip-inputs / offchip-outputs: one group is host buffers (m_axi pointers), the
+    other AXI4-Stream ports, in one design. The HLS kernel, its testbench and manifest, and the
+    RTL top all mix the two; C simulation and RTL simulation are bit-exact, the RTL within 10%
+    of the model, and the data really goes through the pointer (a corrupted in0.bin breaks
+    the input's side; the output's side is compared from the host buffer)."""
+    from test_hls_build import csim
+    out = tmp_path / "prj"
+    b = run_cli("build", exported("demo_cnn", "qcdq"), "--device", "u280", "--mode", mode, "--io", io, "-o", out)
+    assert b.returncode == 0, b.stderr
+    inputs_off = io == "offchip-inputs"
+    manifest = json.loads((out / "data" / "manifest.json").read_text())
+    assert [p["interface"] for p in manifest["inputs"]] == ["m_axi" if inputs_off else "axis"]
+    assert [p["interface"] for p in manifest["outputs"]] == ["axis" if inputs_off else "m_axi"]
+    kernel = (out / "hls" / "kernel.cpp").read_text()
+    ptr, port = ("in0", "out0") if inputs_off else ("out0", "in0")
+    assert f"#pragma HLS INTERFACE mode=m_axi port={ptr}" in kernel and f"mode=axis port={port}" in kernel
+    top = (out / "rtl" / "hlsgen_top.sv").read_text()
+    assert f"{port}_TDATA" in top and f"{ptr}_TDATA" not in top
+    design = json.loads((out / "sim" / "design.json").read_text())
+    assert len(design["inputs"]) == (0 if inputs_off else 1) and len(design["outputs"]) == (1 if inputs_off else 0)
+    assert json.loads((out / "report.json").read_text())["io_offchip_tensors"] == [manifest["inputs" if inputs_off else "outputs"][0]["tensor"]]
+    c, cres = csim(out)
+    assert c.returncode == 0 and cres["passed"] and cres["mismatches"] == 0, c.stdout[-3000:]
+    r, res = sim(out)
+    assert r.returncode == 0 and res["passed"] and res["elements"] == 10, r.stdout[-3000:]
+    assert abs(res["cycle_error"]) <= 0.10, (res["cycles"], res["predicted_cycles"])
+    beats = sum(b["read"] for b in res["offchip_beats"].values()), sum(b["written"] for b in res["offchip_beats"].values())
+    assert (beats[0] > 0) == inputs_off and (beats[1] > 0) == (not inputs_off), res["offchip_beats"]
+    if inputs_off:                       # the input comes only through the pointer
+        data = out / "data" / "in0.bin"
+        raw = bytearray(data.read_bytes())
+        for k in range(0, len(raw), 7):
+            raw[k] ^= 0x15
+        data.write_bytes(bytes(raw))
+        r, res = sim(out)
+        assert r.returncode != 0 and res["mismatches"] > 0

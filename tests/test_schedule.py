@@ -548,6 +548,28 @@ def test_io_auto_goes_offchip_when_the_arrays_do_not_fit(exported, tmp_path):
     assert r.returncode == 2 and not out.exists()
 
 
+def test_io_groups_go_offchip_one_at_a_time(exported):
+    """--io offchip-inputs / offchip-outputs move one group; auto moves the larger group first
+    and stops once the arrays fit (demo_cnn: a 3x32x32 input, 10 logits)."""
+    g = pipeline.load(str(exported("demo_cnn", "qcdq")), {})
+    x, y = g.inputs[0], g.outputs[0]
+    u280 = load_device("u280")
+    ins = schedule(g, u280, ScheduleOptions(mode="sequential", io="offchip-inputs"))
+    outs = schedule(g, u280, ScheduleOptions(mode="sequential", io="offchip-outputs"))
+    both = schedule(g, u280, ScheduleOptions(mode="sequential", io="offchip"))
+    assert ins.io_offchip_tensors == (x,) and ins.stream_in_cycles == 0 and ins.stream_out_cycles > 0
+    assert outs.io_offchip_tensors == (y,) and outs.stream_in_cycles > 0 and outs.stream_out_cycles == 0
+    assert both.io_offchip_tensors == (x, y) and ins.to_json()["io_offchip_tensors"] == [x]
+    kinds = {b.tensor: b.kind for st in ins.stages for b in st.buffers}
+    assert kinds[x] == "offchip" and kinds[y] == "output"
+    # a device with room for the logits' array but not the input's: only the input goes off chip
+    tiny = replace(load_device(str(ROOT / "designs" / "devices" / "small.yaml")), bram18=5)
+    s = schedule(g, tiny, ScheduleOptions(resource_cap=0.2, mode="sequential"))
+    assert s.io_offchip_tensors == (x,) and fits(s.resources, s.budget) and s.stream_out_cycles > 0
+    r = run_cli("schedule", exported("demo_cnn", "qcdq"), "--device", "kv260", "--io", "offchip-outputs", cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+
+
 def test_io_offchip_needs_a_computing_task_at_the_graph_ends():
     """A graph input that a reshape (no datapath; both kernels alias its output) reads first
     cannot be an off-chip buffer: one line naming the input, the task and --io onchip."""
@@ -559,3 +581,9 @@ def test_io_offchip_needs_a_computing_task_at_the_graph_ends():
     with pytest.raises(HlsgenError, match=r"input 'x4' cannot be an off-chip buffer: task 'flatten' \(reshape\) "
                                           r"moves no data .*pass --io onchip"):
         schedule(g, load_device("u280"), ScheduleOptions(io="offchip"))
+    assert schedule(g, load_device("u280"), ScheduleOptions(io="offchip-outputs")).io_offchip_tensors == (g.outputs[0],)
+    # auto never picks that group: where the arrays do not fit it moves the outputs only
+    p = Problem(g, load_device("u280"), ScheduleOptions(io="onchip"))
+    p.budget = p.reserved + p.io_array[g.outputs[0]]      # room for the output's array, not the input's too
+    p._io_auto()
+    assert p.io_off == {g.outputs[0]}

@@ -87,8 +87,9 @@ class Schedule:
     stream_in_cycles: int = 0    # the graph's inputs streamed in before the first stage (beats)
     stream_out_cycles: int = 0   # the graph's outputs streamed out after the last stage
     control_cycles: int = 0      # the kernel's start and done handshakes
-    io_offchip: bool = False     # the graph's inputs and outputs are host buffers in off-chip memory
-                                 # (m_axi pointers in0.., out0..), not AXI4-Stream ports into arrays
+    io_offchip: bool = False     # any of the graph's inputs and outputs is a host buffer in off-chip
+                                 # memory (m_axi pointers in0.., out0..), not an AXI4-Stream port into an array
+    io_offchip_tensors: Tuple[str, ...] = ()   # which: all inputs, all outputs, or both (--io)
 
     @property
     def segmentation(self) -> str:
@@ -122,6 +123,7 @@ class Schedule:
             "offchip_bytes": self.offchip_bytes, "weights_resident": self.weights_resident, "port_bits": self.port_bits,
             "stream_in_cycles": self.stream_in_cycles, "stream_out_cycles": self.stream_out_cycles,
             "control_cycles": self.control_cycles, "io_offchip": self.io_offchip,
+            "io_offchip_tensors": list(self.io_offchip_tensors),
             "resources": res(self.resources), "budget": res(self.budget),
             "segmentation": self.segmentation,
             "stages": [{

@@ -71,6 +71,10 @@ WEIGHT_REGISTER_BITS = 16384  # weight arrays up to this size are fully partitio
 GREEDY_STEPS = 24            # latency refinement of a dataflow allocation: at most this many upgrades,
 GREEDY_TRIALS = 6            # each trying the slowest tasks
 SEQ_GREEDY_STEPS = 256       # growth of a sequential core (pools): at most this many upgrades
+# the graph's inputs and outputs: AXI4-Stream ports into on-chip arrays, or host buffers in off-chip
+# memory, the inputs and the outputs each as a group (so the stream ports and pointers keep the
+# names in0.. / out0..); auto moves the group whose arrays are larger off chip first
+IO_CHOICES = ("auto", "onchip", "offchip", "offchip-inputs", "offchip-outputs")
 FIT_ROUNDS = 8               # auto: DP passes at shrinking stage budgets until the stages' sum fits
 
 
@@ -134,8 +138,8 @@ class ScheduleOptions:
             raise HlsgenError(f"--batch {self.batch} must be at least 1")
         if self.weights not in ("auto", "onchip", "offchip"):
             raise HlsgenError(f"weights placement {self.weights!r}: choose auto, onchip or offchip")
-        if self.io not in ("auto", "onchip", "offchip"):
-            raise HlsgenError(f"--io {self.io!r}: choose auto, onchip or offchip")
+        if self.io not in IO_CHOICES:
+            raise HlsgenError(f"--io {self.io!r}: choose {', '.join(IO_CHOICES[:-1])} or {IO_CHOICES[-1]}")
         if self.port_bits % 8 or not (8 <= self.port_bits <= 1024):
             raise HlsgenError(f"port width {self.port_bits} bits: use a multiple of 8 up to 1024")
         if self.stages:
@@ -330,21 +334,43 @@ class Problem:
         drain before it)."""
         return self.stream_in + self.stream_out + KERNEL_CONTROL_CYCLES - STAGE_SWITCH_CYCLES
 
-    def _io_arrays(self, offchip: bool):
+    def _io_arrays(self, groups: Tuple[str, ...]):
         """On chip, both kernels hold every graph input and output in an array for the whole run
         (xin/yout in the HLS kernel): reserved beside the weights, which must know it first. Off
-        chip (--io offchip, or auto when the arrays do not fit), all of them are host buffers."""
+        chip, the inputs ("inputs" in `groups`) or the outputs ("outputs") are host buffers."""
         g = self.g
         names = list(dict.fromkeys(list(g.inputs) + list(g.outputs)))
-        self.io_off = set(names) if offchip else set()
-        self.io_array = {} if offchip else {n: storage(g.tensors[n].size * g.tensors[n].dtype.bits, 64, self.dev)
-                                            for n in names}
+        off = (set(g.inputs) if "inputs" in groups else set()) | (set(g.outputs) if "outputs" in groups else set())
+        self.io_off = off
+        self.io_array = {n: storage(g.tensors[n].size * g.tensors[n].dtype.bits, 64, self.dev)
+                         for n in names if n not in off}
         self.io_mem = Resources()
         for r in self.io_array.values():
             self.io_mem = self.io_mem + r
 
+    def _io_auto(self) -> None:
+        """auto: the inputs or the outputs off chip, the group whose arrays are larger first,
+        until the arrays fit beside the weights. A group that a free task begins or ends (a
+        reshape: nothing would cross the memory, _check_io_offchip) stays on chip."""
+        g = self.g
+
+        def movable(names):
+            ends = [k for k, t in enumerate(self.tasks) if set(names) & (set(t.inputs) | set(t.outputs))]
+            return not any(self.nests[k].free for k in ends)
+
+        size = {grp: sum(g.tensors[n].size * g.tensors[n].dtype.bits for n in names)
+                for grp, names in (("inputs", g.inputs), ("outputs", g.outputs))}
+        groups: Tuple[str, ...] = ()
+        for grp in sorted(size, key=lambda x: (-size[x], x)):
+            if fits(self.reserved + self.io_mem, self.budget):
+                break
+            if movable(g.inputs if grp == "inputs" else g.outputs):
+                groups = groups + (grp,)
+                self._io_arrays(groups)
+
     def _weights(self):
-        self._io_arrays(self.opts.io == "offchip")
+        self._io_arrays({"offchip": ("inputs", "outputs"), "offchip-inputs": ("inputs",),
+                         "offchip-outputs": ("outputs",)}.get(self.opts.io, ()))
         self.weight_bits = [n.weights * n.weight_bits for n in self.nests]
         total = sum(self.weight_bits)
         usable = onchip_bits(self.dev, self.opts.resource_cap)
@@ -357,7 +383,7 @@ class Problem:
         # auto: the graph's inputs and outputs go off chip before the weights do (they cross
         # the memory once per input either way, streamed weights once per task and input)
         if self.opts.io == "auto" and not fits(self.reserved + self.io_mem, self.budget):
-            self._io_arrays(True)
+            self._io_auto()
         if self.resident and want == "auto" and not fits(self.reserved + self.io_mem, self.budget):
             self.resident = False          # they do not fit after all: stream them
             self._place_weights()
@@ -870,7 +896,9 @@ class Problem:
                         resources=self.emitted([s[3] for s in segs]), budget=self.budget, weights_resident=self.resident,
                         macs=sum(self.macs), search=search, port_bits=self.opts.port_bits,
                         stream_in_cycles=self.stream_in, stream_out_cycles=self.stream_out,
-                        control_cycles=KERNEL_CONTROL_CYCLES, io_offchip=bool(self.io_off))
+                        control_cycles=KERNEL_CONTROL_CYCLES, io_offchip=bool(self.io_off),
+                        io_offchip_tensors=tuple(n for n in dict.fromkeys(list(self.g.inputs) + list(self.g.outputs))
+                                                 if n in self.io_off))
 
     def emitted(self, segs: List[_SegResult]) -> Resources:
         """The design as the kernels build it from these stages: every stage has its own cores,

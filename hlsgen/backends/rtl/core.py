@@ -411,10 +411,11 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     for s in stages:
         bits = ["1" if c in s["set"] else "0" for c in reversed(range(ncores))]
         s["mask"] = f"{ncores}'b{''.join(bits)}"
-    # AXI4-Stream ports: none when the graph's inputs and outputs are off chip (read and written
+    # AXI4-Stream ports: none for the graph's inputs or outputs that are off chip (read and written
     # by their tasks' m_axi channels, at the pointers in0.. / out0..)
-    ports_in = [] if sched.io_offchip else [_port(s, by_name) for s in (kb.stores[n] for n in graph.inputs)]
-    ports_out = [] if sched.io_offchip else [_port(s, by_name) for s in (kb.stores[n] for n in graph.outputs)]
+    off = set(sched.io_offchip_tensors)
+    ports_in = [_port(s, by_name) for s in (kb.stores[n] for n in graph.inputs if n not in off)]
+    ports_out = [_port(s, by_name) for s in (kb.stores[n] for n in graph.outputs if n not in off)]
     io = sum(p["beats"] for p in ports_in) + sum(p["beats"] for p in ports_out)
     bpc = port_bytes_per_cycle(device, sched.clock_mhz, sched.port_bits)
     traffic = sum(MEMORY_LATENCY_CYCLES + math.ceil(ch.beats * sched.port_bits / 8 / bpc) + ch.beats for ch in channels)

@@ -141,13 +141,15 @@ class KernelBuilder:
                     kind[b.tensor] = b.kind
                     impl[b.tensor] = _impl(b.resources)
         # the graph's inputs and outputs: AXI4-Stream ports into on-chip arrays, or (the schedule's
-        # io_offchip) host buffers like the spills, pointer arguments named in<k> / out<k>
+        # io_offchip_tensors: all inputs, all outputs or both) host buffers like the spills,
+        # pointer arguments named in<k> / out<k>
         io_name, io_role = {}, {}
+        off = set(self.s.io_offchip_tensors)
         for k, n in enumerate(g.inputs):
-            kind[n] = "offchip" if self.s.io_offchip else "input"
+            kind[n] = "offchip" if n in off else "input"
             io_name[n], io_role[n] = f"in{k}", "input"
         for k, n in enumerate(g.outputs):
-            kind[n] = "offchip" if self.s.io_offchip else "output"
+            kind[n] = "offchip" if n in off else "output"
             io_name.setdefault(n, f"out{k}")
             io_role.setdefault(n, "output")
         self.stores: Dict[str, Store] = {}

@@ -104,8 +104,8 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     for name in STATIC_FILES:
         files[f"hls/{name}"] = (TEMPLATE_DIR / name).read_bytes()
     manifest = {"inputs": [], "outputs": [], "weights": None}
-    # the graph's inputs and outputs in graph order: all on AXI4-Stream ports or all host buffers
-    # in off-chip memory (m_axi pointer arguments of the same names), never mixed
+    # the graph's inputs and outputs in graph order: all inputs on AXI4-Stream ports or all host
+    # buffers in off-chip memory (m_axi pointer arguments of the same names), and so the outputs
     for i, s in enumerate(k["inputs"] + k["io_inputs"]):
         files[f"data/in{i}.bin"] = encode(values[s.tensor], s.cw)
         manifest["inputs"].append({"file": f"in{i}.bin", "port": f"in{i}", "tensor": s.tensor, "ctype": s.ctype,
