@@ -121,8 +121,10 @@ class Ddr:
             self._check("write burst", addr, n, size)
             resp = 0
             for k in range(n):
-                await self._slot()               # the channel's bandwidth carries one more beat
                 w = await self.w.recv()
+                # the channel's bandwidth carries it: a beat not taken yet (the sink holds two)
+                # keeps WREADY low until then
+                await self._slot()
                 self.write_beats += 1
                 if int(w.wlast) != int(k == n - 1):
                     self.errors.append(f"{self.name}: write burst at 0x{addr:x}: WLAST on beat {k} of {n}")
