@@ -53,6 +53,11 @@ def models(out: Path):
             print(f"skipping intar-{k}: {p} is missing (run benchmarks/intar_validation.py)", file=sys.stderr)
 
 
+def _figures(row):
+    """A row without its time: what must not change when only the scheduler's speed does."""
+    return {k: v for k, v in row.items() if k != "seconds"}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="build/bench/schedules.json")
@@ -88,12 +93,11 @@ def main(argv=None):
             o = old.get((r["model"], r["device"], json.dumps(r["options"]), r["mode"]))
             if o is None:
                 continue
-            strip = lambda d: {k: v for k, v in d.items() if k != "seconds"}   # noqa: E731
-            if strip(o) == strip(r):
+            if _figures(o) == _figures(r):
                 same += 1
             else:
                 differ += 1
-                print(f"DIFFERS {r['model']} {r['device']} {r['options']} {r['mode']}: {strip(o)} -> {strip(r)}")
+                print(f"DIFFERS {r['model']} {r['device']} {r['options']} {r['mode']}: {_figures(o)} -> {_figures(r)}")
             old_auto += o["seconds"] if r["mode"] == "auto" else 0
         print(f"against {a.compare}: {same} schedules the same, {differ} differ; auto {old_auto:.1f} s -> {auto:.1f} s")
         return 1 if differ else 0

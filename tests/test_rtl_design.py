@@ -261,8 +261,14 @@ def test_one_io_group_offchip_csim_and_sim(exported, tmp_path, io, mode):
     assert json.loads((out / "report.json").read_text())["io_offchip_tensors"] == [manifest["inputs" if inputs_off else "outputs"][0]["tensor"]]
     c, cres = csim(out)
     assert c.returncode == 0 and cres["passed"] and cres["mismatches"] == 0, c.stdout[-3000:]
-    r, res = sim(out)
+    r, res = sim(out, "--trace")
     assert r.returncode == 0 and res["passed"] and res["elements"] == 10, r.stdout[-3000:]
+    # --trace: the words each core started, and every m_axi handshake within ap_start .. ap_done
+    assert res["word_starts"] and all(0 <= t <= res["cycles"] for t, _, _ in res["word_starts"])
+    events = [e for ev in res["axi_events"].values() for e in ev]
+    kinds = {what for _, what, _ in events}
+    assert kinds == ({"AR", "R"} if inputs_off else {"AW", "W", "B"}), kinds
+    assert all(0 <= t <= res["cycles"] for t, _, _ in events), events
     assert abs(res["cycle_error"]) <= 0.10, (res["cycles"], res["predicted_cycles"])
     beats = sum(b["read"] for b in res["offchip_beats"].values()), sum(b["written"] for b in res["offchip_beats"].values())
     assert (beats[0] > 0) == inputs_off and (beats[1] > 0) == (not inputs_off), res["offchip_beats"]

@@ -87,9 +87,14 @@ class Schedule:
     stream_in_cycles: int = 0    # the graph's inputs streamed in before the first stage (beats)
     stream_out_cycles: int = 0   # the graph's outputs streamed out after the last stage
     control_cycles: int = 0      # the kernel's start and done handshakes
-    io_offchip: bool = False     # any of the graph's inputs and outputs is a host buffer in off-chip
-                                 # memory (m_axi pointers in0.., out0..), not an AXI4-Stream port into an array
-    io_offchip_tensors: Tuple[str, ...] = ()   # which: all inputs, all outputs, or both (--io)
+    io_offchip_tensors: Tuple[str, ...] = ()   # the graph's inputs and outputs that are host buffers in
+                                 # off-chip memory (m_axi pointers in0.., out0..), not AXI4-Stream ports
+                                 # into arrays: all inputs, all outputs, or both (--io)
+
+    @property
+    def io_offchip(self) -> bool:
+        """Any of the graph's inputs and outputs is off chip."""
+        return bool(self.io_offchip_tensors)
 
     @property
     def segmentation(self) -> str:

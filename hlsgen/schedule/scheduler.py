@@ -74,7 +74,9 @@ SEQ_GREEDY_STEPS = 256       # growth of a sequential core (pools): at most this
 # the graph's inputs and outputs: AXI4-Stream ports into on-chip arrays, or host buffers in off-chip
 # memory, the inputs and the outputs each as a group (so the stream ports and pointers keep the
 # names in0.. / out0..); auto moves the group whose arrays are larger off chip first
-IO_CHOICES = ("auto", "onchip", "offchip", "offchip-inputs", "offchip-outputs")
+IO_GROUPS = {"onchip": (), "offchip": ("inputs", "outputs"), "offchip-inputs": ("inputs",),
+             "offchip-outputs": ("outputs",)}
+IO_CHOICES = ("auto", *IO_GROUPS)
 FIT_ROUNDS = 8               # auto: DP passes at shrinking stage budgets until the stages' sum fits
 
 
@@ -87,26 +89,13 @@ def _kib(bits: int) -> str:
     return f"{bits / 8192:,.1f} KiB"
 
 
-def _total(base: Resources, parts: List[Resources]) -> Resources:
-    """base plus every part (Resources.__add__ without an object per step)."""
-    d, b, u, l, f = base.dsp, base.bram18, base.uram, base.lut, base.ff
-    for r in parts:
-        d += r.dsp
-        b += r.bram18
-        u += r.uram
-        l += r.lut
-        f += r.ff
-    return Resources(d, b, u, l, f)
-
-
 def _core_need(core: np.ndarray, extra: np.ndarray) -> np.ndarray:
     """Resources (Resources.as_tuple order) of sequential cores given as the maxima of their
     tasks' option rows (columns 1-5 resources, 6-12 TaskOption.roles; any leading axes): each
     resource at its largest user plus `extra` (scratchpads, muxes), but DSPs as the three pools
     hlsgen_core_dp builds (cost.core_dsp)."""
     nd = core[..., 1:6] + extra
-    nd[..., 0] = (core[..., 6] * core[..., 7] + core[..., 8] * core[..., 9]       # cost.pools_dsp, on columns
-                  + core[..., 10] * core[..., 11] * core[..., 12] + extra[0])
+    nd[..., 0] = pools_dsp([core[..., 6 + r] for r in range(7)]) + extra[0]    # column views, no copy
     return nd
 
 
@@ -310,14 +299,18 @@ class Problem:
         kernels alias a free task's output (a reshape) to its input, so an input reshaped
         first, or an output made by a reshape, would never cross the memory."""
         for n in sorted(self.io_off):
-            ends = ([self.prod[n]] if self.prod.get(n, -1) >= 0 else []) + self.cons.get(n, [])
-            free = next((k for k in ends if self.nests[k].free), None)
+            free = self._free_end(n)
             if free is not None:
                 why = " (chosen because their on-chip arrays do not fit)" if self.opts.io == "auto" else ""
                 raise HlsgenError(f"model {self.g.name!r}: the graph's {'output' if n in self.g.outputs else 'input'} "
                                   f"{n!r} cannot be an off-chip buffer{why}: task {self.tasks[free].name!r} "
                                   f"({self.tasks[free].op}) moves no data for it to cross the memory; pass --io "
                                   f"onchip (with a larger device or --resource-cap if the arrays do not fit)")
+
+    def _free_end(self, n: str) -> Optional[int]:
+        """The first free task (no datapath: a reshape) that makes or reads tensor n, if any."""
+        return next((k for k, t in enumerate(self.tasks) if self.nests[k].free and (n in t.inputs or n in t.outputs)),
+                    None)
 
     def _beats(self, n: str) -> int:
         t = self.g.tensors[n]
@@ -354,23 +347,18 @@ class Problem:
         reshape: nothing would cross the memory, _check_io_offchip) stays on chip."""
         g = self.g
 
-        def movable(names):
-            ends = [k for k, t in enumerate(self.tasks) if set(names) & (set(t.inputs) | set(t.outputs))]
-            return not any(self.nests[k].free for k in ends)
-
         size = {grp: sum(g.tensors[n].size * g.tensors[n].dtype.bits for n in names)
                 for grp, names in (("inputs", g.inputs), ("outputs", g.outputs))}
         groups: Tuple[str, ...] = ()
         for grp in sorted(size, key=lambda x: (-size[x], x)):
             if fits(self.reserved + self.io_mem, self.budget):
                 break
-            if movable(g.inputs if grp == "inputs" else g.outputs):
+            if not any(self._free_end(n) is not None for n in (g.inputs if grp == "inputs" else g.outputs)):
                 groups = groups + (grp,)
                 self._io_arrays(groups)
 
     def _weights(self):
-        self._io_arrays({"offchip": ("inputs", "outputs"), "offchip-inputs": ("inputs",),
-                         "offchip-outputs": ("outputs",)}.get(self.opts.io, ()))
+        self._io_arrays(IO_GROUPS.get(self.opts.io, ()))
         self.weight_bits = [n.weights * n.weight_bits for n in self.nests]
         total = sum(self.weight_bits)
         usable = onchip_bits(self.dev, self.opts.resource_cap)
@@ -591,7 +579,7 @@ class Problem:
             return chosen
 
         def total(chosen):
-            return _total(fixed + fifo_guess, [o.res for o in chosen])
+            return (fixed + fifo_guess).plus([o.res for o in chosen])
 
         lo, hi = 0, len(cand) - 1
         if pick(cand[hi]) is None or not fits(total(pick(cand[hi])), self.stage_budget):
@@ -610,7 +598,7 @@ class Problem:
             lanes = [o.folding.vec * o.folding.pe for o in chosen]
             eff = [max(o.cycles, tr.cycles) for o, tr in zip(chosen, traffic)]
             lat, depths, bott, starts = self._df_timing(edges, eff, lanes, want_depths, [o.depth for o in chosen])
-            res = _total(fixed, [self._fifo(d, w) for d, w in depths.values()] + [o.res for o in chosen])
+            res = fixed.plus([self._fifo(d, w) for d, w in depths.values()] + [o.res for o in chosen])
             cycles = lat + (B - 1) * eff[bott]
             return cycles, res, eff, depths, bott, lat, starts
 
@@ -896,7 +884,7 @@ class Problem:
                         resources=self.emitted([s[3] for s in segs]), budget=self.budget, weights_resident=self.resident,
                         macs=sum(self.macs), search=search, port_bits=self.opts.port_bits,
                         stream_in_cycles=self.stream_in, stream_out_cycles=self.stream_out,
-                        control_cycles=KERNEL_CONTROL_CYCLES, io_offchip=bool(self.io_off),
+                        control_cycles=KERNEL_CONTROL_CYCLES,
                         io_offchip_tensors=tuple(n for n in dict.fromkeys(list(self.g.inputs) + list(self.g.outputs))
                                                  if n in self.io_off))
 

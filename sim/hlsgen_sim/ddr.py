@@ -40,7 +40,8 @@ class Memory:
 
 
 class Ddr:
-    def __init__(self, dut, prefix: str, clk, rst_n, mem: Memory, latency: int, bytes_per_cycle: float):
+    def __init__(self, dut, prefix: str, clk, rst_n, mem: Memory, latency: int, bytes_per_cycle: float,
+                 trace: bool = False):
         bus = AxiBus.from_prefix(dut, prefix)
         # Vitis's m_axi ports carry AXI3's 2-bit AxLOCK, cocotbext-axi's AXI4 channels a 1-bit one:
         # this memory ignores the lock, so leave it unbound
@@ -61,11 +62,17 @@ class Ddr:
         self.beat_cycles = self.width / bytes_per_cycle
         self.free = 0.0                        # the next cycle the channel can move a beat
         self.errors = []
+        # with `trace`: [simulated cycle, "AR"/"R"/"AW"/"W"/"B", beats of the burst or beat index]
+        self.events = [] if trace else None
         self.read_beats = self.write_beats = 0
         self._reads, self._writes = collections.deque(), collections.deque()
         self._read_ev, self._write_ev = Event(), Event()
         for co in (self._accept_reads(), self._serve_reads(), self._take_writes(), self._answer_writes()):
             cocotb.start_soon(co)
+
+    def _log(self, what: str, n: int):
+        if self.events is not None:
+            self.events.append([round(self._now()), what, n])
 
     def _now(self) -> float:
         return get_sim_time("ns") / PERIOD_NS
@@ -90,6 +97,7 @@ class Ddr:
     async def _accept_reads(self):
         while True:
             ar = await self.ar.recv()
+            self._log("AR", int(ar.arlen) + 1)
             self._reads.append((self._now() + self.latency, int(ar.araddr), int(ar.arlen) + 1, int(ar.arsize)))
             self._read_ev.set()
 
@@ -113,15 +121,18 @@ class Ddr:
                     r.rdata, r.rresp = 0, 2
                 self.read_beats += 1
                 await self.r.send(r)
+                self._log("R", k)
 
     async def _take_writes(self):
         while True:
             aw = await self.aw.recv()
+            self._log("AW", int(aw.awlen) + 1)
             addr, n, size = int(aw.awaddr), int(aw.awlen) + 1, int(aw.awsize)
             self._check("write burst", addr, n, size)
             resp = 0
             for k in range(n):
                 w = await self.w.recv()
+                self._log("W", k)
                 # the channel's bandwidth carries it: a beat not taken yet (the sink holds two)
                 # keeps WREADY low until then
                 await self._slot()
@@ -150,3 +161,4 @@ class Ddr:
             b = self.b._transaction_obj()
             b.bid, b.bresp = 0, resp
             await self.b.send(b)
+            self._log("B", 0)

@@ -138,7 +138,8 @@ async def design_matches_golden(dut):
             i = host.index(addr, len(data))
             host.data[i:i + len(data)] = data
     ddrs = [Ddr(dut, f"m_axi_{b['name']}", dut.ap_clk, dut.ap_rst_n, host, int(design["memory"]["latency"]),
-                float(design["memory"]["bytes_per_cycle"])) for b in design.get("bundles", [])]
+                float(design["memory"]["bytes_per_cycle"]), trace=os.environ.get("HLSGEN_TRACE") == "1")
+            for b in design.get("bundles", [])]
     await ClockCycles(dut.ap_clk, 4)
     dut.ap_rst_n.value = 1
     await ClockCycles(dut.ap_clk, 2)
@@ -193,6 +194,9 @@ async def design_matches_golden(dut):
               "axi_errors": [e for d in ddrs for e in d.errors][:10]}
     if trace:
         result["word_starts"] = trace           # [cycle from ap_start, core, word]
+    if os.environ.get("HLSGEN_TRACE") == "1":   # every m_axi handshake, in cycles from ap_start
+        start = round(t0 / 10)
+        result["axi_events"] = {d.name: [[c - start, what, n] for c, what, n in d.events] for d in ddrs}
     if stalled is None:
         for k, (sink, p) in enumerate(zip(sinks, design["outputs"])):
             want = _words(root / "data" / p["file"], p["cw"])

@@ -33,8 +33,9 @@ def icarus_refusal(sources) -> str:
         return ""
     errs = [l.strip() for l in (r.stderr + r.stdout).splitlines() if "error" in l or "sorry" in l or "assert" in l]
     first = errs[0] if errs else (r.stderr.strip().splitlines() or ["no message"])[0]
-    return (f"{ver} cannot compile this RTL (first error: {first}); hlsgen's RTL uses SystemVerilog it does not "
-            "support (string parameters, automatic variables in procedural blocks): use the default SIM=verilator")
+    return (f"{ver} cannot compile this RTL (first error: {first}); Icarus 11.0 lacks SystemVerilog that hlsgen's "
+            "RTL uses (string parameters, automatic variables in procedural blocks; docs/rtl.md): use the default "
+            "SIM=verilator")
 
 
 def main(argv=None) -> int:
@@ -44,7 +45,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--simulator", default="verilator", choices=["verilator", "icarus"])
     ap.add_argument("--rtl", default="hlsgen", choices=["hlsgen", "vitis"])
-    ap.add_argument("--trace", action="store_true", help="record the cycle each core starts each word (sim.json)")
+    ap.add_argument("--trace", action="store_true", help="record the cycle each core starts each word and every m_axi handshake (sim.json)")
     a = ap.parse_args(argv)
     out = HERE.parents[1]
     design = json.loads((out / "sim" / "design.json").read_text())
