@@ -121,6 +121,11 @@ DP_CASES = {
     "shared": dict(MV=2, MP=4, MS=4, ML=4, WB=4, AW=20, ET=2, EL=2,
                    mac=[(1, 2, 3, False), (1, 4, 2, True), (2, 1, 4, True)], rq=[(1, 4), (2, 1), (1, 2)],
                    pairing=[0, 1, 2]),
+    # a sequential core whose int8-weight conv (unpaired) shares its units with int4 layers that
+    # pair along PE and VEC: the int4 shapes still pack, as the model prices each task
+    "mixed": dict(MV=2, MP=4, MS=2, ML=1, WB=8, AW=24, ET=0, EL=1,
+                  mac=[(1, 2, 2, True, 8), (1, 4, 2, True, 4), (2, 2, 2, False, 4)], rq=[(1, 4), (2, 2), (1, 2)],
+                  pairing=[0, 1, 2]),
     "avgpool": dict(MV=2, MP=2, MS=4, ML=1, WB=1, AW=14, ET=0, EL=1, mac=[], rq=[(2, 2)], pairing=[]),
     "maxpool": dict(MV=1, MP=4, MS=4, ML=1, WB=1, AW=9, ET=0, EL=1, mac=[], rq=[], pairing=[]),
 }
@@ -133,9 +138,10 @@ def _dp_params(case):
     from hlsgen.schedule.device import load_device
     c = dict(case)
     mac, rq, pairing = c.pop("mac"), c.pop("rq"), c.pop("pairing")
-    a = {"mac": {(v, p, s): dense for v, p, s, dense in mac}, "rq": set(rq), "small": c["WB"] <= 4}
+    wbits = [m[4] if len(m) > 4 else c["WB"] for m in mac]     # a shape's weights: its own, or the core's
+    a = {"mac": {m[:3]: (m[3], b if b <= 4 else None) for m, b in zip(mac, wbits)}, "rq": set(rq)}
     dev = load_device("ultra96v2")
-    shapes, _ = _shapes(a, dev)
+    shapes, _, _ = _shapes(a, dev)
     assert [sh[3] for sh in shapes] == pairing, "the case no longer exercises the pairings it names"
     return dict(c, SB=9, XB=8, PW=48, **_units(a, dev)), shapes
 
@@ -187,6 +193,24 @@ def test_linear_on_real_layers(exported, tmp_path, net, layer, pe, simd, rate):
         formula = max(len(rows) * k + c, k + len(rows) * c) + pe
         measured = json.loads(result.read_text())["cycles"]
         assert abs(measured - formula) <= 0.1 * formula, (measured, formula)
+
+
+def test_mixed_weight_widths_keep_the_int4_shapes_packed(tmp_path):
+    """A core running an int8-weight conv and int4 layers (DP_CASES "mixed", its requantizers
+    left out): Yosys maps its MAC units to one DSP48E2 each, 4 in all, what cost.core_dsp
+    charges for the three tasks' MAC pool (the int8 conv's 2 x 2 lanes unpaired, the int4 shapes'
+    8 lanes two per DSP). Sizing the packed field by the core's widest weight (int8) made the
+    packed operand 28 bits, over the DSP48E2's 27 (stop 17 and before, packing was off for such a
+    core: 8 units)."""
+    from hlsgen.backends.rtl.synth import yosys_cells
+    from hlsgen.schedule.cost import Folding, packing
+    params, shapes = _dp_params(dict(DP_CASES["mixed"], rq=[]))
+    params.update(NRQ=0)
+    assert params["NU"] == 4 and params["PWB"] == 4 and [sh[3] for sh in shapes] == [0, 1, 2]
+    model = max(packing(Folding(v, p, s), 1 if i == 0 else 2, dense)[0]
+                for i, (v, p, s, dense, *_) in enumerate(DP_CASES["mixed"]["mac"]))
+    cells = yosys_cells(tmp_path, [TAIL, RTL / "hlsgen_core_dp.sv"], "hlsgen_core_dp", params)
+    assert cells.get("DSP48E2") == model == 4, cells
 
 
 def test_mac_pair_synthesizes_to_one_dsp48e2(tmp_path):

@@ -67,3 +67,34 @@ def test_synth_yosys_sequential_core_matches_the_model(exported, tmp_path, net, 
     assert core["mode"] == "sequential" and len(core["tasks"]) == tasks
     assert core["params"]["ET"] == 2 and core["params"]["NU"] >= 1 and core["params"]["NRQ"] >= 1
     _check_design(doc, r)
+
+
+def test_mac_units_are_the_models_pool_when_weight_widths_mix(exported, tmp_path):
+    """demo_cnn as one sequential core on the Ultra96 (make demo's board): its stem conv has
+    int8 weights, its other convs and classifier int4. The model prices each task's MAC lanes
+    on their own (int4 x int8 pairs, two per DSP48E2) and the core's MAC pool as the largest of
+    them; hlsgen_core_dp must build exactly that many units. Until stop 18 the int8 stem turned
+    packing off for the whole core: 256 units (the 1x1 conv's 16 x 16 lanes) against 144.
+    test_rtl_modules' mixed case checks that such a unit is one DSP48E2 in Yosys; the
+    design's sim is test_rtl_design's (demo_cnn, sequential)."""
+    from hlsgen import pipeline
+    from hlsgen.ops import OPS
+    from hlsgen.schedule.cost import Folding, evaluate
+    from hlsgen.schedule.device import load_device
+    model = exported("demo_cnn", "qcdq")
+    out = tmp_path / "prj"
+    b = run_cli("build", model, "--device", "ultra96v2", "--mode", "sequential", "-o", out)
+    assert b.returncode == 0, b.stderr
+    (core,) = json.loads((out / "sim" / "design.json").read_text())["synth"]["cores"]
+    (stage,) = json.loads((out / "report.json").read_text())["stages"]
+    g = pipeline.load(str(model), {})
+    dev = load_device("ultra96v2")
+    roles = {}
+    for t in stage["tasks"]:
+        task = next(x for x in g.tasks if x.name == t["name"])
+        roles[t["name"]] = evaluate(OPS[task.op].loops(task, g), Folding(t["vec"], t["pe"], t["simd"]), dev).roles
+    weighted = {n: r for n, r in roles.items() if r[0]}
+    bits = {OPS[x.op].loops(x, g).weight_bits for x in g.tasks if x.name in weighted}
+    assert bits == {4, 8}, bits                      # the case this test is about
+    assert core["params"]["NU"] == max(r[0] for r in weighted.values()) == 144, (core["params"], weighted)
+    assert core["params"]["PWB"] == 4

@@ -78,6 +78,7 @@ module hlsgen_core #(
     parameter int XB = 8,                    // and activations, its accumulators, MAC units and their shapes,
     parameter int AW = 32,
     parameter int NU = 0,                    // requantizers and elementwise terms
+    parameter int PWB = 4,
     parameter int NSH = 1,
     parameter logic [16*NSH-1:0] SHV = '0,
     parameter logic [16*NSH-1:0] SHP = '0,
@@ -340,7 +341,8 @@ module hlsgen_core #(
             dp_ehi[l * 32 +: 32] = rq_hi[e_row[l]];
         end
     end
-    hlsgen_core_dp #(.MV(MV), .MP(MP), .MS(MS), .ML(ML), .SB(SB), .XB(XB), .WB(CWB), .AW(AW), .PW(PW), .NU(NU), .NSH(NSH),
+    hlsgen_core_dp #(.MV(MV), .MP(MP), .MS(MS), .ML(ML), .SB(SB), .XB(XB), .WB(CWB), .PWB(PWB), .AW(AW), .PW(PW), .NU(NU),
+                     .NSH(NSH),
                      .SHV(SHV), .SHP(SHP), .SHS(SHS), .SHM(SHM), .NRQ(NRQ), .NQS(NQS), .QSV(QSV), .QSP(QSP), .ET(ET),
                      .EL(EL)) dp (
         .clk(clk), .acc_en(w_fire), .first(first_step), .wmax(w_max), .wuse(w_wsrc >= 0), .fv(16'(VEC)), .fp(16'(PE)),

@@ -24,6 +24,10 @@
 //        linears): (w1 * 2^SP + w0) * (x - zp);
 //     2: lanes v and v + 1 (same output channel and tap, so the same weight for every conv):
 //        ((x1 - zp) * 2^SP + (x0 - zp)) * w.
+//   Only shapes whose words all have weights of at most PWB bits pair (hlsgen gives PWB <= 4),
+//   so SP is sized by PWB, not by the core's widest weight WB: a core whose stem conv has int8
+//   weights still packs the int4 layers it also runs, as the cost model prices each task. An
+//   unpaired shape takes a unit's whole product.
 // - NRQ requantizers. A requantizing window word's (fv, fp) selects one of the NQS shapes (QSV,
 //   QSP), which routes its outputs onto the requantizers. A max pool's wide folding adds
 //   comparators, not DSPs.
@@ -41,6 +45,7 @@ module hlsgen_core_dp #(
     parameter int SB = 9,                    // memory word bits
     parameter int XB = 8,                    // the bits of the activations this core's words read
     parameter int WB = 8,                    // weight bits
+    parameter int PWB = 4,                   // the weight bits of the shapes that pair lanes (SHM > 0)
     parameter int AW = 32,                   // accumulator bits
     parameter int PW = 64,                   // requantization bias bits
     parameter int NU = 0,                    // MAC units (0: no word has weights)
@@ -108,10 +113,12 @@ module hlsgen_core_dp #(
     localparam int RW0 = (AW + 32 > DW + 34) ? AW + 32 : DW + 34;
     localparam int RW = (RW0 > PW ? RW0 : PW) + 2;   // PW (kernel.py's requantization width) also
                                              // covers the largest shift + 2, which the rounding needs
-    localparam int SP = PRW + 1;             // a packed pair's field: each product |w * d| < 2^(SP-1)
+    localparam int SP = PWB + DW + 1;        // a packed pair's field: each product |w * d| < 2^(SP-1)
     localparam int OW = WB > DW ? WB : DW;   // a unit's operands: weights or x - zp
+    localparam int OWP = PWB > DW ? PWB : DW;   // a paired shape's operands
     localparam bit PK = |SHM;                // does any shape pair lanes on a unit?
-    localparam int PKW = PK ? OW + SP + 1 : OW;   // the unit's first operand: a packed pair or one value
+    localparam int PKW0 = PK ? OWP + SP + 1 : OW;
+    localparam int PKW = PKW0 > OW ? PKW0 : OW;   // the unit's first operand: a packed pair or one value
 
     // ---------------------------------------------------------------- the word's shapes
     localparam int NT = NSH > NQS ? NSH : NQS;   // the shape tables, widened to one length
@@ -138,7 +145,8 @@ module hlsgen_core_dp #(
     logic [NU1*PKW-1:0] ua;                  // each unit's operands: the packed (or single) one
     logic [NU1*OW-1:0] uq;                   // and the shared one
     logic [NU1*PPW-1:0] upp;                 // its product
-    logic [NU1*PRW-1:0] u_lo, u_hi;          // the products of its first and second lane
+    logic [NU1*PRW-1:0] u_lo, u_hi;          // the products of its first and second lane (paired shapes)
+    logic [NU1*PRW-1:0] u_one;               // its product as one lane's (unpaired shapes)
     always_comb for (int k = 0; k < NL; k++) d[k] = DW'($signed(x[k * SB +: SB])) - DW'(zp);
     // a pair shares one operand and packs the other: VEC pairs pack x - zp and share the weight,
     // PE pairs (and single lanes) the reverse; every lane's two operands for the word's shape
@@ -201,11 +209,12 @@ module hlsgen_core_dp #(
     generate
         for (u = 0; u < NU1; u = u + 1) begin : g_unit   // the multipliers, and a packed product's two fields
             assign upp[u * PPW +: PPW] = $signed(ua[u * PKW +: PKW]) * $signed(uq[u * OW +: OW]);
+            assign u_one[u * PRW +: PRW] = PRW'(upp[u * PPW +: PPW]);
             if (PK) begin : g_split
                 assign u_lo[u * PRW +: PRW] = PRW'($signed(upp[u * PPW +: SP]));
                 assign u_hi[u * PRW +: PRW] = PRW'(($signed(upp[u * PPW +: PPW]) - PPW'($signed(upp[u * PPW +: SP]))) >>> SP);
             end else begin : g_whole
-                assign u_lo[u * PRW +: PRW] = PRW'(upp[u * PPW +: PPW]);
+                assign u_lo[u * PRW +: PRW] = '0;
                 assign u_hi[u * PRW +: PRW] = '0;
             end
         end
@@ -222,8 +231,9 @@ module hlsgen_core_dp #(
                     for (int p = 0; p < MP; p++) begin
                         for (int s = 0; s < MS; s++) begin
                             if (f_in(i, v, p, s))
-                                prod[f_k(v, p, s)] = f_second(i, v, p) ? $signed(u_hi[f_unit(i, v, p, s) * PRW +: PRW])
-                                                                               : $signed(u_lo[f_unit(i, v, p, s) * PRW +: PRW]);
+                                prod[f_k(v, p, s)] = f_field(TSM, i) == 0 ? $signed(u_one[f_unit(i, v, p, s) * PRW +: PRW])
+                                    : f_second(i, v, p) ? $signed(u_hi[f_unit(i, v, p, s) * PRW +: PRW])
+                                                        : $signed(u_lo[f_unit(i, v, p, s) * PRW +: PRW]);
                         end
                     end
                 end

@@ -5,7 +5,9 @@ HLSGEN_CASE gives the parameters and the shapes behind them (`mac`: VEC, PE, SIM
 `rq`: VEC, PE). Each weighted or averaging step takes one of the shapes as its word's folding
 (fv, fp, fs), in turn, as a sequential core's words do. Operands follow what hlsgen_core feeds:
 in a shape paired along PE the lanes of a pair read the same activation (a dense conv), along
-VEC the same weight; lanes are live at random inside the folding (padding, ragged edges)."""
+VEC the same weight; lanes are live at random inside the folding (padding, ragged edges). A
+paired shape's weights are PWB bits wide, an unpaired shape's WB (a core whose int8 stem conv
+beside its int4 layers)."""
 import json
 import os
 import random
@@ -46,7 +48,6 @@ async def core_dp_matches_reference(dut):
     cocotb.start_soon(_clock(dut.clk))
     xb = c["XB"]
     qlo, qhi = -(1 << (sb - 1)), (1 << (sb - 1)) - 1           # what a requantizer may saturate to
-    wlo, whi = -(1 << (wb - 1)), (1 << (wb - 1)) - 1
     bad = []
     for trial in range(c["trials"]):
         # the word kinds this core's parameters allow: a weighted window word (at one of its MAC
@@ -66,6 +67,8 @@ async def core_dp_matches_reference(dut):
         else:
             fv, fp, fs = mv, mp, ms
         env = (fv, fp, fs)
+        wbits = c["PWB"] if pair else wb
+        wlo, whi = -(1 << (wbits - 1)), (1 << (wbits - 1)) - 1
         zp = rng.randint(max(xlo, -20), 20) if not wmax else 0
         init = xlo if wmax else 0
         acc = [init] * no

@@ -287,7 +287,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     what: Dict[int, List[str]] = {c: [] for c in range(ncores)}
     taps: List[int] = []
     lanes = {c: {"MV": 1, "MP": 1, "MS": 1, "ML": 1} for c in range(ncores)}
-    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "small": True}
+    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1}
              for c in range(ncores)}
     per_task: Dict[str, int] = {}
     depth = 1
@@ -456,8 +456,10 @@ def _arith(a: Dict, task, graph: Graph, f: List[int], vec: int, pe: int, simd: i
     lanes (vec, pe, simd): weight and accumulator bits, the shapes of its weighted words (`mac`:
     folding -> whether every word of that folding is dense, i.e. reads the same activation for
     every output channel, so lanes along PE may share it) and of its requantizing window words
-    (`rq`), the elementwise terms, and whether int4 x int8 packing applies (every weighted word's
-    weights <= 4 bits and activations <= 8 bits, as the cost model's macs_per_dsp)."""
+    (`rq`), the elementwise terms. A weighted folding's entry in `mac` is (dense, weight bits
+    or None): the widest weight of its words while every one of them is small enough for int4 x
+    int8 packing (weights <= 4 bits, activations <= 8, as the cost model's macs_per_dsp per
+    task), None once one is not."""
     kind = f[WORD["KIND"]]
     rq = task.attrs.get("requant")
     if kind == KIND_ELTWISE:
@@ -470,9 +472,11 @@ def _arith(a: Dict, task, graph: Graph, f: List[int], vec: int, pe: int, simd: i
     a["AW"] = max(a["AW"], rq.term_bits if rq is not None and rq.term_bits else 64)
     if f[WORD["W_WSRC"]] >= 0:
         nest = OPS[task.op].loops(task, graph)
-        a["mac"][(vec, pe, simd)] = a["mac"].get((vec, pe, simd), True) and f[WORD["W_OG"]] >= f[WORD["W_O"]]
+        dense, small = a["mac"].get((vec, pe, simd), (True, 1))
+        small = max(small, nest.weight_bits) if small is not None and nest.weight_bits <= 4 and nest.act_bits <= 8 \
+            else None
+        a["mac"][(vec, pe, simd)] = (dense and f[WORD["W_OG"]] >= f[WORD["W_O"]], small)
         a["CWB"] = max(a["CWB"], graph.tensors[task.inputs[1]].dtype.bits)
-        a["small"] = a["small"] and nest.weight_bits <= 4 and nest.act_bits <= 8
 
 
 def _vector(values: List[int]) -> str:
@@ -480,27 +484,31 @@ def _vector(values: List[int]) -> str:
     return f"{16 * len(values)}'h{sum(v << (16 * i) for i, v in enumerate(values)):x}"
 
 
-def _shapes(a: Dict, device) -> Tuple[List[Tuple[int, int, int, int]], int]:
+def _shapes(a: Dict, device) -> Tuple[List[Tuple[int, int, int, int]], int, int]:
     """hlsgen_core_dp's MAC shapes for a core, (VEC, PE, SIMD, pairing) per weighted folding,
-    and its MAC units: per shape as cost.packing counts them (two int4 x int8 products per
-    DSP48E2 unit when every weighted word of the core is that small; pairing along PE only when
-    every word of the folding is dense), as many units as the largest shape needs."""
-    per_dsp = 2 if a["small"] and device.dsp_type == "DSP48E2" else 1
-    shapes, nu = [], 0
-    for (v, p, s), dense in sorted(a["mac"].items()):
+    its MAC units and PWB: per shape as cost.packing counts them (two int4 x int8 products per
+    DSP48E2 unit when every word of that folding is that small, whatever the core's other words
+    are, as the model packs each task on its own; pairing along PE only when every word of the
+    folding is dense), as many units as the largest shape needs; PWB, the widest weight of the
+    shapes that pair."""
+    shapes, nu, pwb = [], 0, 1
+    for (v, p, s), (dense, small) in sorted(a["mac"].items()):
+        per_dsp = 2 if small is not None and device.dsp_type == "DSP48E2" else 1
         n, mode = packing(Folding(v, p, s), per_dsp, dense)
         shapes.append((v, p, s, mode))
         nu = max(nu, n)
-    return shapes, nu
+        if mode:
+            pwb = max(pwb, small)
+    return shapes, nu, pwb
 
 
 def _units(a: Dict, device) -> Dict:
     """hlsgen_core_dp's parameters for its multiplier pools: the MAC shapes and units (_shapes);
     requantizers, as many as the largest requantizing shape has outputs."""
-    shapes, nu = _shapes(a, device)
+    shapes, nu, pwb = _shapes(a, device)
     shapes = shapes or [(0, 0, 0, 0)]        # (no weighted word: a shape no word matches)
     rqs = sorted(a["rq"]) or [(0, 0)]
-    return {"NU": nu, "NSH": len(shapes), **{k: _vector([sh[i] for sh in shapes]) for i, k in enumerate(("SHV", "SHP", "SHS", "SHM"))},
+    return {"NU": nu, "PWB": pwb, "NSH": len(shapes), **{k: _vector([sh[i] for sh in shapes]) for i, k in enumerate(("SHV", "SHP", "SHS", "SHM"))},
             "NRQ": max(v * p for v, p in rqs), "NQS": len(rqs), "QSV": _vector([r[0] for r in rqs]),
             "QSP": _vector([r[1] for r in rqs])}
 
