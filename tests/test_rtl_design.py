@@ -194,6 +194,34 @@ def test_sim_icarus_and_vitis_rtl_say_what_they_need(exported, tmp_path):
         assert r.returncode == 0 and json.loads((out / "results" / "sim.json").read_text())["passed"], r.stdout[-3000:]
 
 
+def test_sim_rtl_vitis_runs_the_testbench_on_verilog_where_csynth_puts_it(exported, tmp_path):
+    """Vitis is not installed here, so `make sim RTL=vitis` has never run on Vitis's Verilog.
+    This runs its plumbing on a stand-in put where `make csynth` writes Vitis's output
+    (hls_prj/sol1/syn/verilog): hlsgen's own RTL as .v files, its top renamed hlsgen_kernel
+    (Vitis names the top after the top function), its tables as ./NAME.dat beside the Verilog,
+    which is how Vitis's ROMs load theirs. Until stop 18 the simulation ran in OUT/sim, where
+    those tables are not: every ROM would have read zeros. The stand-in must pass the same
+    testbench in the same cycles as hlsgen's RTL."""
+    out, b = build(exported, tmp_path, "residual", "sequential", "free")
+    assert b.returncode == 0, b.stderr
+    r, ref = sim(out)
+    assert r.returncode == 0 and ref["passed"], r.stdout[-2000:]
+    vdir = out / "hls_prj" / "sol1" / "syn" / "verilog"
+    vdir.mkdir(parents=True)
+    for i, name in enumerate(json.loads((out / "sim" / "design.json").read_text())["sources"]):
+        text = (out / "rtl" / name).read_text().replace("module hlsgen_top", "module hlsgen_kernel")
+        text = text.replace('"../rtl/', '"./').replace('.mem"', '.dat"')
+        (vdir / f"{i:02d}_{Path(name).stem}.v").write_text(text)     # (run_design takes them in name order)
+    tables = sorted((out / "rtl").glob("*.mem"))
+    assert tables
+    for t in tables:
+        (vdir / f"{t.stem}.dat").write_bytes(t.read_bytes())
+    r = subprocess.run(["make", "-C", str(out), "sim", "RTL=vitis"], capture_output=True, text=True, timeout=900)
+    res = json.loads((out / "results" / "sim.json").read_text())
+    assert r.returncode == 0 and res["passed"] and res["mismatches"] == 0, r.stdout[-3000:] + r.stderr[-2000:]
+    assert res["cycles"] == ref["cycles"] and "Vitis HLS RTL" in res["cycles_are"], (res, ref)
+
+
 @pytest.mark.parametrize("net, mode, target", [("conv_bn_relu", "dataflow", "free"), ("shuffle_block", "sequential", "free"),
                                                ("mlp_w4", "auto", "free"), ("demo_cnn", "auto", "capped"),
                                                ("residual", "sequential", "capped")])

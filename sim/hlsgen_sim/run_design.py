@@ -6,7 +6,9 @@ predicted_cycles from the schedule, cycle_error).
                              [--rtl hlsgen|vitis] [--trace]
 
 --rtl vitis runs the same testbench on the Verilog Vitis HLS wrote (`make csynth`), whose ports
-carry the same names (the emitted interface pragmas).
+carry the same names (the emitted interface pragmas). Vitis's ROMs read their contents with
+$readmemh("./NAME.dat") beside the Verilog, as its own co-simulation does; the simulation runs
+in a folder those tables are copied into.
 """
 import argparse
 import json
@@ -61,6 +63,7 @@ def main(argv=None) -> int:
         if why:
             print(f"make sim SIM=icarus: {why}", file=sys.stderr)
             return 2
+    run_dir = HERE.parent                       # where the simulator runs: hlsgen's tables are ../rtl/*.mem
     if a.rtl == "vitis":
         vdir = out / "hls_prj" / "sol1" / "syn" / "verilog"
         sources = sorted(vdir.glob("*.v"))
@@ -69,12 +72,17 @@ def main(argv=None) -> int:
             print(f"make sim RTL=vitis: no Verilog from Vitis HLS in {vdir.relative_to(out)}; run `make csynth` first "
                   "(needs vitis_hls)", file=sys.stderr)
             return 2
+        run_dir = out / "build" / f"{a.simulator}-vitis-run"     # Vitis's tables are ./NAME.dat
+        shutil.rmtree(run_dir, ignore_errors=True)
+        run_dir.mkdir(parents=True)
+        for table in vdir.glob("*.dat"):
+            shutil.copy(table, run_dir)
     (out / "results").mkdir(exist_ok=True)
     raw = out / "build" / "sim_result.json"
     raw.parent.mkdir(exist_ok=True)
     raw.unlink(missing_ok=True)
     try:
-        runner.run(sources, top, "hlsgen_sim.design_test", HERE.parent, out / "build" / f"{a.simulator}-{a.rtl}",
+        runner.run(sources, top, "hlsgen_sim.design_test", run_dir, out / "build" / f"{a.simulator}-{a.rtl}",
                    extra_env={"HLSGEN_PROJECT": str(out), "HLSGEN_RESULT": str(raw), "HLSGEN_GAP": str(a.gap),
                               "HLSGEN_BACKPRESSURE": str(a.backpressure), "HLSGEN_SEED": str(a.seed),
                               "HLSGEN_TRACE": "1" if a.trace else "0"},
