@@ -38,6 +38,15 @@ def test_agreement_with_float_model(exported, name, fmt, dynamo):
         assert r["end_to_end"]["max_abs_lsb"] <= 1, r
 
 
+@pytest.mark.parametrize("fmt", ["qonnx", "qcdq"])
+def test_two_ports_agrees_with_the_float_model(exported, fmt):
+    """two_ports (two graph inputs, two outputs, for the emitted kernels' ports): every output
+    and every activation exactly as Brevitas computes them."""
+    g, rep = _compare(exported("two_ports", fmt))
+    assert len(g.inputs) == 2 and len(g.outputs) == 2 and len(rep["outputs"]) == 2
+    assert rep["exact_fraction"] == 1.0 and rep["max_abs_lsb"] == 0, rep["outputs"]
+
+
 # Brevitas exports TruncAvgPool2d as a Trunc node in QONNX but as a plain requantization in
 # QCDQ: two different float models, so shuffle_block is left out of this cross-check.
 @pytest.mark.parametrize("name", [n for n in FOUNDATION_NETS if n != "shuffle_block"])

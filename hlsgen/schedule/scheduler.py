@@ -445,6 +445,8 @@ class Problem:
         for n, out in [(n, False) for n in t.inputs] + [(n, True) for n in t.outputs]:
             if n not in self.prod or not self.offchip[n] or n in self.io or not self._stored(n, i, j, mode):
                 continue
+            if not out and mode == "dataflow" and i <= self.prod[n] < j:
+                continue        # made in this dataflow stage: read from its FIFO (both kernels), only stored
             b = self.bits[n] / 8
             # the graph's own inputs and outputs off chip (--io offchip) are row-major host
             # buffers: a task that reads rows of all channels waits for the last channel, and

@@ -245,6 +245,39 @@ def shuffle_block():
     return Net()
 
 
+@_register("two_ports", ((1, 4, 8, 8), (1, 4, 8, 8)))
+def two_ports():
+    """Two graph inputs and two graph outputs of different sizes (a detector's image and
+    feature map in, its heads out): a 1x1 conv on the first input, added to the second, then a
+    full-size head and a pooled, narrower head. Exercises the ports in0/in1, out0/out1 of the
+    emitted kernels and `--io` per port."""
+    torch, nn, qnn, WPC, WPT, A8, U8 = _imports()
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inx = qnn.QuantIdentity(act_quant=A8, return_quant_tensor=False)
+            self.iny = qnn.QuantIdentity(act_quant=U8, return_quant_tensor=False)
+            self.pw = _conv(qnn, WPC, 4, 4, 1, bits=4)
+            self.bn = nn.BatchNorm2d(4)
+            self.q = qnn.QuantIdentity(act_quant=A8, return_quant_tensor=False)
+            self.out0 = qnn.QuantReLU(act_quant=U8, return_quant_tensor=False)
+            self.head = _conv(qnn, WPC, 4, 2, 1, bits=4)
+            self.hq = qnn.QuantIdentity(act_quant=A8, return_quant_tensor=False)
+            self.pool = nn.MaxPool2d(2)
+            self.out1 = qnn.QuantIdentity(act_quant=A8, return_quant_tensor=False)
+
+        def forward(self, x, y):
+            s = self.out0(self.q(self.bn(self.pw(self.inx(x)))) + self.q(self.iny(y)))
+            return s, self.out1(self.pool(self.hq(self.head(s))))
+    return Net()
+
+
+def _shapes(shape) -> Tuple[Tuple[int, ...], ...]:
+    """A net's input shapes: one shape, or a tuple of them for a net with several inputs."""
+    return tuple(shape) if isinstance(shape[0], tuple) else (tuple(shape),)
+
+
 def build(name: str, seed: int = 0):
     """Instantiate a test net with seeded weights and calibrated activation quantizers."""
     import torch
@@ -266,7 +299,7 @@ def build(name: str, seed: int = 0):
             if isinstance(m, torch.nn.BatchNorm2d):
                 m.eval()
         for _ in range(4):
-            net(torch.randn(8, *shape[1:]))
+            net(*[torch.randn(8, *s[1:]) for s in _shapes(shape)])
     net.eval()
     return net, shape
 
@@ -278,7 +311,7 @@ def export(name: str, path, fmt: str = "qonnx", dynamo: bool = False, seed: int 
 
     net, shape = build(name, seed)
     torch.manual_seed(seed)
-    x = torch.randn(*shape)
+    xs = tuple(torch.randn(*s) for s in _shapes(shape))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fn = {"qonnx": export_qonnx, "qcdq": export_onnx_qcdq}[fmt]
@@ -287,7 +320,7 @@ def export(name: str, path, fmt: str = "qonnx", dynamo: bool = False, seed: int 
         kwargs = {"dynamo": dynamo}
         if not dynamo and fmt == "qcdq":
             kwargs["opset_version"] = 13
-        fn(net, x, export_path=str(path), **kwargs)
+        fn(net, xs if len(xs) > 1 else xs[0], export_path=str(path), **kwargs)
     return path
 
 
