@@ -10,7 +10,15 @@ import numpy as np
 
 from . import __version__
 from .errors import HlsgenError
-from .schedule.scheduler import IO_CHOICES
+from .schedule.scheduler import check_io
+
+
+def _io_arg(value: str) -> str:
+    """--io: a group choice or offchip:PORT,.. (checked here, so a typo exits 2 with the choices)."""
+    try:
+        return check_io(value)
+    except HlsgenError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace(f"--io {value!r}: ", "")) from None
 
 
 def _common_model_args(p):
@@ -72,11 +80,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, default=1, help="inputs per run (default 1)")
     p.add_argument("--weights", default="auto", choices=["auto", "onchip", "offchip"],
                    help="weight placement: resident on chip, streamed from off-chip, or auto (default)")
-    p.add_argument("--io", default="auto", choices=list(IO_CHOICES),
+    p.add_argument("--io", default="auto", type=_io_arg, metavar="{auto,onchip,offchip,offchip-inputs,offchip-outputs,"
+                   "offchip:PORT,..}",
                    help="the graph's inputs and outputs: AXI4-Stream ports into on-chip arrays (onchip), host buffers "
                         "in off-chip memory read and written by their tasks over m_axi (offchip; offchip-inputs or "
-                        "offchip-outputs for one group), or auto (default: the larger group off chip first, while "
-                        "the arrays do not fit)")
+                        "offchip-outputs for one group; offchip:in1,out0 for those ports only: in<k>/out<k> is the "
+                        "graph's k-th input/output), or auto (default: the larger group off chip first, while the "
+                        "arrays do not fit)")
     p.add_argument("--port-bits", type=int, default=512, help="AXI port width for off-chip streams (default 512)")
     p.add_argument("--max-segment", type=int, default=24, help="longest stage the auto search considers, in tasks (default 24)")
     p.add_argument("--stages", default="", metavar="'S3 D7'",
@@ -98,9 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resource-cap", type=float, metavar="F", help="fraction of each resource the design may use (default 0.8)")
     p.add_argument("--objective", choices=["latency", "throughput"], help="what to minimize (default latency)")
     p.add_argument("--weights", choices=["auto", "onchip", "offchip"], help="weight placement (default auto)")
-    p.add_argument("--io", choices=list(IO_CHOICES),
-                   help="the graph's inputs and outputs on chip (streams) or off chip (m_axi), both or one group "
-                        "(default auto)")
+    p.add_argument("--io", type=_io_arg, metavar="{auto,onchip,offchip,offchip-inputs,offchip-outputs,offchip:PORT,..}",
+                   help="the graph's inputs and outputs on chip (streams) or off chip (m_axi): both groups, one, "
+                        "or the ports listed (default auto)")
     p.add_argument("--port-bits", type=int, help="AXI port width for off-chip streams (default 512)")
     p.add_argument("--max-segment", type=int, help="longest stage the auto search considers (default 24)")
     p.add_argument("--stages", metavar="'S3 D7'", help="fix the stages instead of searching (see hlsgen schedule --help)")

@@ -9,7 +9,7 @@
     clock: 200                        # MHz (default: the device's)
     resource_cap: 0.8
     weights: auto                     # auto | onchip | offchip
-    io: auto                          # the graph's inputs and outputs: auto | onchip | offchip | offchip-inputs | offchip-outputs
+    io: auto                          # the graph's inputs and outputs: auto | onchip | offchip | offchip-inputs | offchip-outputs | offchip:in1,out0
     objective: latency
     seed: 0                           # the seeded random input the golden data is made from
     output: build/demo                # relative to the current folder

@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import bisect
 import math
+import re
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 import numpy as np
 
@@ -72,11 +73,33 @@ GREEDY_STEPS = 24            # latency refinement of a dataflow allocation: at m
 GREEDY_TRIALS = 6            # each trying the slowest tasks
 SEQ_GREEDY_STEPS = 256       # growth of a sequential core (pools): at most this many upgrades
 # the graph's inputs and outputs: AXI4-Stream ports into on-chip arrays, or host buffers in off-chip
-# memory, the inputs and the outputs each as a group (so the stream ports and pointers keep the
-# names in0.. / out0..); auto moves the group whose arrays are larger off chip first
+# memory; by group, or port by port with offchip:PORT,.. (in<k> / out<k>, the k-th graph input or
+# output, which names its stream port or pointer either way); auto moves the group whose arrays
+# are larger off chip first
 IO_GROUPS = {"onchip": (), "offchip": ("inputs", "outputs"), "offchip-inputs": ("inputs",),
              "offchip-outputs": ("outputs",)}
 IO_CHOICES = ("auto", *IO_GROUPS)
+IO_PORTS = "offchip:"
+
+
+def io_ports(io: str) -> Optional[Tuple[str, ...]]:
+    """The ports of an `--io offchip:in1,out0` value (None for the other choices); raises
+    HlsgenError for a malformed list."""
+    if not io.startswith(IO_PORTS):
+        return None
+    ports = tuple(io[len(IO_PORTS):].split(","))
+    if not all(re.fullmatch(r"(in|out)(0|[1-9][0-9]*)", q) for q in ports) or len(set(ports)) != len(ports):
+        raise HlsgenError(f"--io {io!r}: list the ports to put off chip once each, e.g. offchip:in1,out0 "
+                          "(in<k> / out<k>: the graph's k-th input / output)")
+    return ports
+
+
+def check_io(io: str) -> str:
+    """An --io value: one of IO_CHOICES or offchip:PORT[,PORT...]."""
+    if io not in IO_CHOICES and io_ports(io) is None:
+        raise HlsgenError(f"--io {io!r}: choose {', '.join(IO_CHOICES)} or offchip:PORT[,PORT...] "
+                          "(e.g. offchip:in1,out0)")
+    return io
 FIT_ROUNDS = 8               # auto: DP passes at shrinking stage budgets until the stages' sum fits
 
 
@@ -109,7 +132,7 @@ class ScheduleOptions:
     port_bits: int = 512
     max_segment: int = 24
     weights: str = "auto"                     # auto | onchip | offchip
-    io: str = "auto"                          # the graph's inputs and outputs: auto | onchip | offchip
+    io: str = "auto"                          # the graph's inputs and outputs: IO_CHOICES | offchip:PORT,..
     scratch_fraction: float = 0.25           # of the capped on-chip memory, for all on-chip tensors together
     folding: Tuple[Tuple[str, Tuple[int, int, int]], ...] = ()   # fixed foldings (validation)
     stages: str = ""                          # a fixed segmentation, e.g. "S3 D7" (the reports' notation)
@@ -127,8 +150,7 @@ class ScheduleOptions:
             raise HlsgenError(f"--batch {self.batch} must be at least 1")
         if self.weights not in ("auto", "onchip", "offchip"):
             raise HlsgenError(f"weights placement {self.weights!r}: choose auto, onchip or offchip")
-        if self.io not in IO_CHOICES:
-            raise HlsgenError(f"--io {self.io!r}: choose {', '.join(IO_CHOICES[:-1])} or {IO_CHOICES[-1]}")
+        check_io(self.io)
         if self.port_bits % 8 or not (8 <= self.port_bits <= 1024):
             raise HlsgenError(f"port width {self.port_bits} bits: use a multiple of 8 up to 1024")
         if self.stages:
@@ -150,6 +172,9 @@ class _Traffic(NamedTuple):
     writes: bool
     serial: int = 0                   # transfers of the graph's own off-chip inputs and outputs that
                                       # cannot overlap the compute (Problem._streams)
+    tail: int = 0                     # a writer's: what follows its last row in a dataflow stage (its
+                                      # serial write part and the last write response's latency)
+    serial_in: int = 0                # the serial part of its reads (of `serial`)
 
 
 @dataclass
@@ -327,14 +352,30 @@ class Problem:
         drain before it)."""
         return self.stream_in + self.stream_out + KERNEL_CONTROL_CYCLES - STAGE_SWITCH_CYCLES
 
-    def _io_arrays(self, groups: Tuple[str, ...]):
+    def _io_request(self) -> Set[str]:
+        """The graph inputs and outputs --io puts off chip (none for auto, which decides later)."""
+        g = self.g
+        ports = io_ports(self.opts.io)
+        if ports is None:
+            groups = IO_GROUPS.get(self.opts.io, ())
+            return (set(g.inputs) if "inputs" in groups else set()) | (set(g.outputs) if "outputs" in groups else set())
+        off = set()
+        for q in ports:
+            names = g.inputs if q.startswith("in") else g.outputs
+            k = int(q[2:] if q.startswith("in") else q[3:])
+            if k >= len(names):
+                have = ", ".join([f"in{i}" for i in range(len(g.inputs))] + [f"out{i}" for i in range(len(g.outputs))])
+                raise HlsgenError(f"--io {self.opts.io!r}: model {g.name!r} has no port {q}; its ports are {have}")
+            off.add(names[k])
+        return off
+
+    def _io_arrays(self, off: Set[str]):
         """On chip, both kernels hold every graph input and output in an array for the whole run
         (xin/yout in the HLS kernel): reserved beside the weights, which must know it first. Off
-        chip, the inputs ("inputs" in `groups`) or the outputs ("outputs") are host buffers."""
+        chip (the tensors in `off`), they are host buffers."""
         g = self.g
         names = list(dict.fromkeys(list(g.inputs) + list(g.outputs)))
-        off = (set(g.inputs) if "inputs" in groups else set()) | (set(g.outputs) if "outputs" in groups else set())
-        self.io_off = off
+        self.io_off = set(off)
         self.io_array = {n: storage(g.tensors[n].size * g.tensors[n].dtype.bits, 64, self.dev)
                          for n in names if n not in off}
         self.io_mem = Resources()
@@ -349,16 +390,17 @@ class Problem:
 
         size = {grp: sum(g.tensors[n].size * g.tensors[n].dtype.bits for n in names)
                 for grp, names in (("inputs", g.inputs), ("outputs", g.outputs))}
-        groups: Tuple[str, ...] = ()
+        off: Set[str] = set()
         for grp in sorted(size, key=lambda x: (-size[x], x)):
             if fits(self.reserved + self.io_mem, self.budget):
                 break
-            if not any(self._free_end(n) is not None for n in (g.inputs if grp == "inputs" else g.outputs)):
-                groups = groups + (grp,)
-                self._io_arrays(groups)
+            names = g.inputs if grp == "inputs" else g.outputs
+            if not any(self._free_end(n) is not None for n in names):
+                off |= set(names)
+                self._io_arrays(off)
 
     def _weights(self):
-        self._io_arrays(IO_GROUPS.get(self.opts.io, ()))
+        self._io_arrays(self._io_request())
         self.weight_bits = [n.weights * n.weight_bits for n in self.nests]
         total = sum(self.weight_bits)
         usable = onchip_bits(self.dev, self.opts.resource_cap)
@@ -432,13 +474,14 @@ class Problem:
         p = self.prod[name]
         return not (i <= p and self.last[name] < j)
 
-    def _streams(self, k: int, i: int, j: int, mode: str) -> Tuple[List[float], List[float], List[float]]:
+    def _streams(self, k: int, i: int, j: int, mode: str) -> Tuple[List[float], List[float], List[float],
+                                                                    List[float]]:
         """The off-chip reads and writes of task k (bytes each, for one input) in stage [i, j) that
-        overlap its compute, and those that do not (serial)."""
+        overlap its compute, and the reads and writes that do not (serial)."""
         t = self.tasks[k]
-        reads, writes, serial = [], [], []
+        reads, writes, serial, serial_w = [], [], [], []
         if self.nests[k].free:
-            return reads, writes, serial
+            return reads, writes, serial, serial_w
         if self.weight_place[k] == "offchip":    # in containers of 8/16/32 bits, as both kernels read them
             nest = self.nests[k]
             reads.append(nest.weights * container_bits(nest.weight_bits) / 8)
@@ -454,25 +497,28 @@ class Problem:
             # such a 4-D tensor moves before or after the compute, not beside it
             shape = self.g.tensors[n].shape
             if n in self.io_off and len(shape) == 4 and shape[1] > 1 and shape[2] * shape[3] > 1:
-                serial.append(b * (shape[1] - 1) / shape[1])
+                (serial_w if out else serial).append(b * (shape[1] - 1) / shape[1])
                 b = b / shape[1]
             (writes if out else reads).append(b)
-        return reads, writes, serial
+        return reads, writes, serial, serial_w
 
     def _traffic(self, k: int, i: int, j: int, mode: str) -> _Traffic:
         """Task k's off-chip transfers for one input. Its streams share the memory's channels
         (port_bpc each): the transfer overlaps the task's compute; the latency does not (the
         first read's, the last write response's), nor the serial part of the graph's own
         off-chip inputs and outputs."""
-        reads, writes, serial = self._streams(k, i, j, mode)
+        reads, writes, serial_r, serial_w = self._streams(k, i, j, mode)
+        serial = serial_r + serial_w
         streams = reads + writes
         if not streams:
             return _Traffic(0, 0, 0, False, False)
         lanes = min(len(streams), self.mem_channels)
         cyc = max(max(transfer_cycles(b, self.port_bpc) for b in streams),
                   transfer_cycles(sum(streams), self.port_bpc * lanes))
+        sr = sum(transfer_cycles(b, self.port_bpc) for b in serial_r)
+        sw = sum(transfer_cycles(b, self.port_bpc) for b in serial_w)
         return _Traffic(int(sum(streams) + sum(serial)), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
-                        bool(reads), bool(writes), sum(transfer_cycles(b, self.port_bpc) for b in serial))
+                        bool(reads), bool(writes), sr + sw, (MEMORY_LATENCY_CYCLES + sw) if writes else 0, sr)
 
     def _scratch(self, i: int, j: int, mode: str) -> Resources:
         """The on-chip arrays a stage of tasks [i, j) adds to the design: each stored tensor is
@@ -506,12 +552,14 @@ class Problem:
         return edges
 
     def _df_timing(self, edges, eff: List[int], lanes: List[int], want_depths: bool = True,
-                   pipe: Optional[List[int]] = None):
+                   pipe: Optional[List[int]] = None, tail: Optional[List[int]] = None):
         """Pipeline timing of a dataflow stage for one input: (latency, fifo depths, bottleneck
         relative index, start cycles). A task's block leaves it `pipe` cycles (its pipeline
         depth) after its last step. A task starts once each FIFO producer has emitted the blocks
         it needs; it ends no earlier than its own work after its start, and no earlier than one
-        of its blocks (and its depth) after its last producer ends."""
+        of its blocks (and its depth) after its last producer ends. The stage ends when its last
+        task does, or `tail` cycles after a task that writes off chip (its last write response),
+        whichever is later: the tasks after a writer run while its response is on the way."""
         m = len(eff)
         d = [min(eff[k], pipe[k]) if pipe else 0 for k in range(m)]
         start = [0.0] * m
@@ -537,7 +585,7 @@ class Problem:
                     rate = words / max(1.0, eff[p])
                     depth = int(min(words, max(2, math.ceil((s - first) * rate) + 2)))
                     depths[n] = (depth, lanes[p] * bits)
-        lat = int(math.ceil(max(end))) if m else 0
+        lat = int(math.ceil(max(end[k] + (tail[k] if tail else 0) for k in range(m)))) if m else 0
         bott = max(range(m), key=lambda k: (eff[k], -k))
         return lat, depths, bott, start
 
@@ -595,11 +643,12 @@ class Problem:
             else:
                 lo = mid + 1
         edges = self._df_structure(i, j)
+        tails = [tr.tail for tr in traffic]
 
         def timed(chosen, want_depths=True):
             lanes = [o.folding.vec * o.folding.pe for o in chosen]
             eff = [max(o.cycles, tr.cycles) for o, tr in zip(chosen, traffic)]
-            lat, depths, bott, starts = self._df_timing(edges, eff, lanes, want_depths, [o.depth for o in chosen])
+            lat, depths, bott, starts = self._df_timing(edges, eff, lanes, want_depths, [o.depth for o in chosen], tails)
             res = fixed.plus([self._fifo(d, w) for d, w in depths.values()] + [o.res for o in chosen])
             cycles = lat + (B - 1) * eff[bott]
             return cycles, res, eff, depths, bott, lat, starts
@@ -641,7 +690,7 @@ class Problem:
                 lanes2[idx] = new_o.folding.vec * new_o.folding.pe
                 pipe2 = [o.depth for o in chosen]
                 pipe2[idx] = new_o.depth
-                lat2, _, bott2, _ = self._df_timing(edges, eff2, lanes2, want_depths=False, pipe=pipe2)
+                lat2, _, bott2, _ = self._df_timing(edges, eff2, lanes2, want_depths=False, pipe=pipe2, tail=tails)
                 c2 = lat2 + (B - 1) * eff2[bott2]
                 if c2 >= cycles:
                     continue
@@ -661,10 +710,11 @@ class Problem:
             cycles, res, eff, depths, bott, lat, starts = full
         bytes_in = sum(tr.nbytes for tr in traffic)
         cycles = max(cycles, math.ceil(B * bytes_in / self.total_bpc)) + STAGE_SWITCH_CYCLES
-        # the stage's memory latencies, once each: the first read's before its pipeline fills,
-        # the last write's response after it drains (whichever tasks read and write)
-        cycles += MEMORY_LATENCY_CYCLES * (any(tr.reads for tr in traffic) + any(tr.writes for tr in traffic))
-        cycles += sum(tr.serial for tr in traffic)       # the graph's own off-chip inputs and outputs
+        # the first read's memory latency, once, before the pipeline fills, and the serial part of
+        # the graph's own off-chip inputs; each writer's last response and serial part follow
+        # its own end (tails, in the latency: the tasks after it overlap them)
+        cycles += MEMORY_LATENCY_CYCLES * any(tr.reads for tr in traffic)
+        cycles += sum(tr.serial_in for tr in traffic)
         choice = {"chosen": chosen, "eff": eff, "traffic": traffic, "depths": depths, "bottleneck": i + bott,
                   "latency": lat, "scratch": scratch, "steady": eff[bott],
                   "starts": {i + k: v for k, v in enumerate(starts)}}

@@ -114,19 +114,19 @@ async def design_matches_golden(dut):
     # its last beat), random idle cycles and backpressure from seeded pause generators
     sources, sinks, counts_in, counts_out = [], [], [], []
     for k, p in enumerate(design["inputs"]):
-        src = AxiStreamSource(AxiStreamBus.from_prefix(dut, f"in{k}"), dut.ap_clk, dut.ap_rst_n,
+        src = AxiStreamSource(AxiStreamBus.from_prefix(dut, p["name"]), dut.ap_clk, dut.ap_rst_n,
                               reset_active_level=False)
         src.set_pause_generator(_pauses(gap, seed + k))
         sources.append((src, (root / "data" / p["file"]).read_bytes()))
-        counts_in.append(_Beats(dut.ap_clk, getattr(dut, f"in{k}_TVALID"), getattr(dut, f"in{k}_TREADY"),
-                                p["beats"], f"in{k}"))
+        counts_in.append(_Beats(dut.ap_clk, getattr(dut, f"{p['name']}_TVALID"), getattr(dut, f"{p['name']}_TREADY"),
+                                p["beats"], p["name"]))
     for k, p in enumerate(design["outputs"]):
-        sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, f"out{k}"), dut.ap_clk, dut.ap_rst_n,
+        sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, p["name"]), dut.ap_clk, dut.ap_rst_n,
                              reset_active_level=False)
         sink.set_pause_generator(_pauses(bp, seed + 100 + k))
         sinks.append(sink)
-        counts_out.append(_Beats(dut.ap_clk, getattr(dut, f"out{k}_TVALID"), getattr(dut, f"out{k}_TREADY"),
-                                 p["beats"], f"out{k}"))
+        counts_out.append(_Beats(dut.ap_clk, getattr(dut, f"{p['name']}_TVALID"), getattr(dut, f"{p['name']}_TREADY"),
+                                 p["beats"], p["name"]))
     axil = AxiLiteMaster(AxiLiteBus.from_prefix(dut, "s_axi_control"), dut.ap_clk, dut.ap_rst_n,
                          reset_active_level=False)
     # off-chip memory: the host's buffers, one per pointer argument, behind every bundle
@@ -208,10 +208,10 @@ async def design_matches_golden(dut):
             if len(frames) != 1 or len(data) != p["beats"] * p["beat"] * p["cw"] // 8:
                 # TLAST elsewhere than on the last beat splits the tensor into several frames
                 result["first_mismatches"].append(
-                    f"out{k} ({p['label']}): {len(frames)} frames of {[len(f.tdata) for f in frames]} bytes, expected "
+                    f"{p['name']} ({p['label']}): {len(frames)} frames of {[len(f.tdata) for f in frames]} bytes, expected "
                     f"one of {p['beats']} beats (TLAST on the last beat only)")
                 result["mismatches"] += abs(len(want) - len(got)) or 1
-            _compare(result, f"out{k} ({p['label']})", want, got, p["cw"])
+            _compare(result, f"{p['name']} ({p['label']})", want, got, p["cw"])
         # the graph's outputs in off-chip memory (--io offchip): the host's buffers after ap_done
         for p, addr in zip(pointers, host.addr):
             if not p.get("golden"):

@@ -526,6 +526,6 @@ def _check_zero_points(task, f: List[int], sb: int) -> None:
 
 
 def _port(s, by_name: Dict[str, int]) -> Dict:
-    return {"base": by_name[s.tensor], "size": s.size, "bits": s.bits, "signed": s.signed, "cw": s.cw, "label": s.label,
+    return {"name": s.port, "base": by_name[s.tensor], "size": s.size, "bits": s.bits, "signed": s.signed, "cw": s.cw, "label": s.label,
             "beat": s.beat, "beats": s.beats, "tw": s.tw}
 

@@ -75,6 +75,8 @@ class Store:
     beat: int = 1         # graph inputs and outputs: elements per AXI4-Stream beat
     io: str = ""          # "input" / "output": the graph's, in off-chip memory (var is in<k> / out<k>,
                           # the pointer argument and the stem of its data file)
+    port: str = ""        # a graph input or output: in<k> / out<k> by its place in the graph, the name
+                          # of its AXI4-Stream port or pointer, its movers and its data file
 
     @property
     def beats(self) -> int:
@@ -174,7 +176,7 @@ class KernelBuilder:
             beat = max(1, self.s.port_bits // cw) if kind[n] in ("input", "output") else 1
             self.stores[n] = Store(n, var, kind[n], ctype(t.dtype), t.size, t.dtype.bits, t.dtype.signed, cw,
                                    impl.get(n, ""), bundle, _label(n), beat,
-                                   io_role[n] if kind[n] == "offchip" and n in io_role else "")
+                                   io_role[n] if kind[n] == "offchip" and n in io_role else "", io_name.get(n, ""))
 
     def _weights(self):
         """Off-chip weights: one memory image (data/weights.bin), each task's array at an offset
@@ -203,7 +205,8 @@ class KernelBuilder:
                 stages.append(self._dataflow(st, ks))
             else:
                 stages.append(self._sequential(st, ks))
-        # the AXI4-Stream ports (none when the graph's inputs and outputs are off chip)
+        # the AXI4-Stream ports, in graph order (each named by its place among all the graph's
+        # inputs or outputs, its `port`, whether the others are on or off chip)
         ins = [self.stores[n] for n in self.g.inputs if self.stores[n].kind == "input"]
         outs = [self.stores[n] for n in self.g.outputs if self.stores[n].kind == "output"]
         spills = [s for s in self.stores.values() if s.kind == "offchip"]

@@ -63,10 +63,10 @@ def _vpp_sp(k: Dict, device) -> list:
     bank = "HBM" if mem.kind.upper().startswith("HBM") else "DDR"
     out = [f"hlsgen_kernel_1.m_axi_{b}:{bank}[{int(b[4:]) % mem.channels}]" for b in k["bundles"]]
     n = len(k["bundles"])
-    for i, _ in enumerate(k["inputs"]):
-        out.append(f"mm2s_in{i}_1.m_axi_gmem:{bank}[{(n + i) % mem.channels}]")
-    for i, _ in enumerate(k["outputs"]):
-        out.append(f"s2mm_out{i}_1.m_axi_gmem:{bank}[{(n + len(k['inputs']) + i) % mem.channels}]")
+    for i, s in enumerate(k["inputs"]):
+        out.append(f"mm2s_{s.port}_1.m_axi_gmem:{bank}[{(n + i) % mem.channels}]")
+    for i, s in enumerate(k["outputs"]):
+        out.append(f"s2mm_{s.port}_1.m_axi_gmem:{bank}[{(n + len(k['inputs']) + i) % mem.channels}]")
     return out
 
 
@@ -81,17 +81,16 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     for i, s in enumerate(k["spills"]):
         s.arg = n_streams + i
     k["wmem_arg"] = n_streams + len(k["spills"])
-    top = ([f"hls::stream<hlsgen::axis_word<{s.tw}> > &in{i}" for i, s in enumerate(k["inputs"])] +
-           [f"hls::stream<hlsgen::axis_word<{s.tw}> > &out{i}" for i, s in enumerate(k["outputs"])] +
+    top = ([f"hls::stream<hlsgen::axis_word<{s.tw}> > &{s.port}" for s in k["inputs"] + k["outputs"]] +
            [s.param() for s in k["spills"]] + ([f"const ap_int<{kb.wcw}> *wmem"] if k["weights_offchip"] else []))
-    top_args = ([f"in{i}" for i in range(len(k["inputs"]))] + [f"out{i}" for i in range(len(k["outputs"]))] +
+    top_args = ([s.port for s in k["inputs"] + k["outputs"]] +
                 [s.var for s in k["spills"]] + (["wmem"] if k["weights_offchip"] else []))
     ctx = {"k": k, "version": __version__, "device": device.name, "mode": sched.mode, "rank": MAX_RANK, "F": WORD,
            "top_ports": ", ".join(top), "top_args": ", ".join(top_args), "platform": device.platform,
            "part": device.part, "period_ns": round(1000.0 / sched.clock_mhz, 3), "clock_hz": int(sched.clock_mhz * 1e6),
            "python": sys.executable, "sp": _vpp_sp(k, device),
-           "mover_xos": " ".join([f"movers_prj/movers/impl/mm2s_in{i}.xo" for i in range(len(k["inputs"]))] +
-                                 [f"movers_prj/movers/impl/s2mm_out{i}.xo" for i in range(len(k["outputs"]))])}
+           "mover_xos": " ".join([f"movers_prj/movers/impl/mm2s_{s.port}.xo" for s in k["inputs"]] +
+                                 [f"movers_prj/movers/impl/s2mm_{s.port}.xo" for s in k["outputs"]])}
     env = _env()
     files: Dict[str, bytes] = {}
     for tpl, path in (("kernel.cpp.j2", "hls/kernel.cpp"), ("kernel.h.j2", "hls/kernel.h"),
@@ -104,16 +103,16 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     for name in STATIC_FILES:
         files[f"hls/{name}"] = (TEMPLATE_DIR / name).read_bytes()
     manifest = {"inputs": [], "outputs": [], "weights": None}
-    # the graph's inputs and outputs in graph order: all inputs on AXI4-Stream ports or all host
-    # buffers in off-chip memory (m_axi pointer arguments of the same names), and so the outputs
-    for i, s in enumerate(k["inputs"] + k["io_inputs"]):
-        files[f"data/in{i}.bin"] = encode(values[s.tensor], s.cw)
-        manifest["inputs"].append({"file": f"in{i}.bin", "port": f"in{i}", "tensor": s.tensor, "ctype": s.ctype,
+    # the graph's inputs and outputs in graph order, each on an AXI4-Stream port or a host buffer
+    # in off-chip memory (an m_axi pointer argument), named in<k> / out<k> by its place either way
+    for s in sorted(k["inputs"] + k["io_inputs"], key=lambda s: list(graph.inputs).index(s.tensor)):
+        files[f"data/{s.port}.bin"] = encode(values[s.tensor], s.cw)
+        manifest["inputs"].append({"file": f"{s.port}.bin", "port": s.port, "tensor": s.tensor, "ctype": s.ctype,
                                    "shape": list(graph.tensors[s.tensor].shape), "word_bits": s.cw,
                                    "interface": "m_axi" if s.io else "axis"})
-    for i, s in enumerate(k["outputs"] + k["io_outputs"]):
-        files[f"data/out{i}.bin"] = encode(values[s.tensor], s.cw)
-        manifest["outputs"].append({"file": f"out{i}.bin", "port": f"out{i}", "tensor": s.tensor, "ctype": s.ctype,
+    for s in sorted(k["outputs"] + k["io_outputs"], key=lambda s: list(graph.outputs).index(s.tensor)):
+        files[f"data/{s.port}.bin"] = encode(values[s.tensor], s.cw)
+        manifest["outputs"].append({"file": f"{s.port}.bin", "port": s.port, "tensor": s.tensor, "ctype": s.ctype,
                                     "shape": s.shape, "word_bits": s.cw, "interface": "m_axi" if s.io else "axis"})
     if k["weights_offchip"]:
         files["data/weights.bin"] = encode(kb.weight_image, kb.wcw)
@@ -149,8 +148,8 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
     for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py", "ddr.py", "yosys.py",
                  "synth_design.py"):
         files[f"sim/hlsgen_sim/{name}"] = (sim_lib / name).read_bytes()
-    design = {"inputs": [dict(p, file=f"in{i}.bin") for i, p in enumerate(core["inputs"])],
-              "outputs": [dict(p, file=f"out{i}.bin") for i, p in enumerate(core["outputs"])],
+    design = {"inputs": [dict(p, file=f"{p['name']}.bin") for p in core["inputs"]],
+              "outputs": [dict(p, file=f"{p['name']}.bin") for p in core["outputs"]],
               "sources": ["hlsgen_rq_tail.sv", "hlsgen_word_pkg.sv", "hlsgen_core_dp.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv",
                           "hlsgen_m_axi.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
               # off-chip memory: the pointer arguments (s_axi_control 0x10 + 12 k), the m_axi bundles
