@@ -80,18 +80,20 @@ IO_GROUPS = {"onchip": (), "offchip": ("inputs", "outputs"), "offchip-inputs": (
              "offchip-outputs": ("outputs",)}
 IO_CHOICES = ("auto", *IO_GROUPS)
 IO_PORTS = "offchip:"
+FIT_ROUNDS = 8               # auto: DP passes at shrinking stage budgets until the stages' sum fits
 
 
-def io_ports(io: str) -> Optional[Tuple[str, ...]]:
-    """The ports of an `--io offchip:in1,out0` value (None for the other choices); raises
-    HlsgenError for a malformed list."""
+def io_ports(io: str) -> Optional[Tuple[Tuple[str, int], ...]]:
+    """The ports of an `--io offchip:in1,out0` value as ("in" | "out", k) (None for the other
+    choices); raises HlsgenError for a malformed list."""
     if not io.startswith(IO_PORTS):
         return None
-    ports = tuple(io[len(IO_PORTS):].split(","))
-    if not all(re.fullmatch(r"(in|out)(0|[1-9][0-9]*)", q) for q in ports) or len(set(ports)) != len(ports):
+    names = io[len(IO_PORTS):].split(",")
+    found = [re.fullmatch(r"(in|out)(0|[1-9][0-9]*)", q) for q in names]
+    if not all(found) or len(set(names)) != len(names):
         raise HlsgenError(f"--io {io!r}: list the ports to put off chip once each, e.g. offchip:in1,out0 "
                           "(in<k> / out<k>: the graph's k-th input / output)")
-    return ports
+    return tuple((m.group(1), int(m.group(2))) for m in found)
 
 
 def check_io(io: str) -> str:
@@ -100,7 +102,6 @@ def check_io(io: str) -> str:
         raise HlsgenError(f"--io {io!r}: choose {', '.join(IO_CHOICES)} or offchip:PORT[,PORT...] "
                           "(e.g. offchip:in1,out0)")
     return io
-FIT_ROUNDS = 8               # auto: DP passes at shrinking stage budgets until the stages' sum fits
 
 
 def _mem_bits(r: Resources) -> int:
@@ -360,12 +361,11 @@ class Problem:
             groups = IO_GROUPS.get(self.opts.io, ())
             return (set(g.inputs) if "inputs" in groups else set()) | (set(g.outputs) if "outputs" in groups else set())
         off = set()
-        for q in ports:
-            names = g.inputs if q.startswith("in") else g.outputs
-            k = int(q[2:] if q.startswith("in") else q[3:])
+        for kind, k in ports:
+            names = g.inputs if kind == "in" else g.outputs
             if k >= len(names):
                 have = ", ".join([f"in{i}" for i in range(len(g.inputs))] + [f"out{i}" for i in range(len(g.outputs))])
-                raise HlsgenError(f"--io {self.opts.io!r}: model {g.name!r} has no port {q}; its ports are {have}")
+                raise HlsgenError(f"--io {self.opts.io!r}: model {g.name!r} has no port {kind}{k}; its ports are {have}")
             off.add(names[k])
         return off
 
@@ -479,9 +479,9 @@ class Problem:
         """The off-chip reads and writes of task k (bytes each, for one input) in stage [i, j) that
         overlap its compute, and the reads and writes that do not (serial)."""
         t = self.tasks[k]
-        reads, writes, serial, serial_w = [], [], [], []
+        reads, writes, serial_r, serial_w = [], [], [], []
         if self.nests[k].free:
-            return reads, writes, serial, serial_w
+            return reads, writes, serial_r, serial_w
         if self.weight_place[k] == "offchip":    # in containers of 8/16/32 bits, as both kernels read them
             nest = self.nests[k]
             reads.append(nest.weights * container_bits(nest.weight_bits) / 8)
@@ -497,10 +497,10 @@ class Problem:
             # such a 4-D tensor moves before or after the compute, not beside it
             shape = self.g.tensors[n].shape
             if n in self.io_off and len(shape) == 4 and shape[1] > 1 and shape[2] * shape[3] > 1:
-                (serial_w if out else serial).append(b * (shape[1] - 1) / shape[1])
+                (serial_w if out else serial_r).append(b * (shape[1] - 1) / shape[1])
                 b = b / shape[1]
             (writes if out else reads).append(b)
-        return reads, writes, serial, serial_w
+        return reads, writes, serial_r, serial_w
 
     def _traffic(self, k: int, i: int, j: int, mode: str) -> _Traffic:
         """Task k's off-chip transfers for one input. Its streams share the memory's channels
@@ -508,7 +508,6 @@ class Problem:
         first read's, the last write response's), nor the serial part of the graph's own
         off-chip inputs and outputs."""
         reads, writes, serial_r, serial_w = self._streams(k, i, j, mode)
-        serial = serial_r + serial_w
         streams = reads + writes
         if not streams:
             return _Traffic(0, 0, 0, False, False)
@@ -517,7 +516,7 @@ class Problem:
                   transfer_cycles(sum(streams), self.port_bpc * lanes))
         sr = sum(transfer_cycles(b, self.port_bpc) for b in serial_r)
         sw = sum(transfer_cycles(b, self.port_bpc) for b in serial_w)
-        return _Traffic(int(sum(streams) + sum(serial)), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
+        return _Traffic(int(sum(streams) + sum(serial_r) + sum(serial_w)), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
                         bool(reads), bool(writes), sr + sw, (MEMORY_LATENCY_CYCLES + sw) if writes else 0, sr)
 
     def _scratch(self, i: int, j: int, mode: str) -> Resources:

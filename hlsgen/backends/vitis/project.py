@@ -105,12 +105,12 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     manifest = {"inputs": [], "outputs": [], "weights": None}
     # the graph's inputs and outputs in graph order, each on an AXI4-Stream port or a host buffer
     # in off-chip memory (an m_axi pointer argument), named in<k> / out<k> by its place either way
-    for s in sorted(k["inputs"] + k["io_inputs"], key=lambda s: list(graph.inputs).index(s.tensor)):
+    for s in (kb.stores[n] for n in graph.inputs):
         files[f"data/{s.port}.bin"] = encode(values[s.tensor], s.cw)
         manifest["inputs"].append({"file": f"{s.port}.bin", "port": s.port, "tensor": s.tensor, "ctype": s.ctype,
                                    "shape": list(graph.tensors[s.tensor].shape), "word_bits": s.cw,
                                    "interface": "m_axi" if s.io else "axis"})
-    for s in sorted(k["outputs"] + k["io_outputs"], key=lambda s: list(graph.outputs).index(s.tensor)):
+    for s in (kb.stores[n] for n in graph.outputs):
         files[f"data/{s.port}.bin"] = encode(values[s.tensor], s.cw)
         manifest["outputs"].append({"file": f"{s.port}.bin", "port": s.port, "tensor": s.tensor, "ctype": s.ctype,
                                     "shape": s.shape, "word_bits": s.cw, "interface": "m_axi" if s.io else "axis"})
