@@ -6,7 +6,7 @@ yowasp synthesizes in minutes; `--target ultra96` demo_cnn as `make demo` schedu
 Ultra96-V2 in sequential mode (one core time-shared by an int8 stem conv and int4 layers).
 `--u280` is `--target capped --target u280`.
 
-    .venv/bin/python benchmarks/yosys_designs.py [--target capped|u280|ultra96 ...] [--u280]
+    .venv/bin/python benchmarks/yosys_designs.py [--target capped|u280|ultra96 ...] [--u280] [--net NAME ...]
 """
 import argparse
 import json
@@ -28,6 +28,7 @@ def main():
     ap.add_argument("--target", choices=["capped", "u280", "ultra96"], action="append")
     ap.add_argument("--u280", action="store_true", help="the capped designs and the U280 dataflow designs of "
                     + ", ".join(U280_NETS))
+    ap.add_argument("--net", action="append", help="only these test nets (repeatable)")
     a = ap.parse_args()
     targets = set(a.target or ["capped"]) | ({"capped", "u280"} if a.u280 else set())
     sys.path.insert(0, str(ROOT))
@@ -40,6 +41,11 @@ def main():
         cases += [(net, "dataflow", "u280", ["--device", "u280"]) for net in U280_NETS]
     if "ultra96" in targets:
         cases += [("demo_cnn", "sequential", "ultra96", ["--device", "ultra96v2"])]
+    if a.net:
+        unknown = sorted(set(a.net) - {c[0] for c in cases})
+        if unknown:
+            ap.error(f"--net {', '.join(unknown)}: not among this target's nets ({', '.join(sorted({c[0] for c in cases}))})")
+        cases = [c for c in cases if c[0] in a.net]
     rows = []
     print("| design | mode | target | stages | cores (dataflow / sequential) | DSP48E2 (Yosys, cores) | DSP (model, same cores) "
           "| error | DSP (model, design) | dataflow cores within 10% | sequential cores within 10% | LUT (Yosys) | Yosys s |")
@@ -76,7 +82,8 @@ def main():
             rows.append({"net": net, "mode": mode, "target": target, "design": d,
                          "cores": [{k: c[k] for k in ("index", "stage", "mode", "tasks", "params", "yosys", "model",
                                                       "dsp_error")} for c in cores]})
-    name = "yosys_designs" + ("" if targets == {"capped"} else "-" + "-".join(sorted(targets)))
+    name = "yosys_designs" + ("" if targets == {"capped"} else "-" + "-".join(sorted(targets))) + \
+        ("" if not a.net else "-" + "-".join(sorted(a.net)))
     dst = ROOT / "build" / "bench" / f"{name}.json"
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(json.dumps(rows, indent=2))
