@@ -38,3 +38,28 @@ def relu_net(middle_op="Relu", input_dims=(1, 4, 6, 6), act_bits=8, scale_is_inp
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid(QDOMAIN, 1)])
     m.ir_version = 8
     return m
+
+
+def grouped_net(batch=2, cin=8, cout=6, groups=2, hw=9):
+    """x -> Quant -> conv 3x3, groups 2, stride 2, dilation 2, pad 1 (4-bit weights) -> Relu ->
+    Quant -> conv 1x1 -> Quant -> y, on a batch of `batch` images: the window words' group, batch,
+    stride, dilation and padding counters in one small graph."""
+    rs = np.random.RandomState(1)
+    w0 = rs.uniform(-1, 1, (cout, cin // groups, 3, 3)).astype(np.float32)
+    w1 = rs.uniform(-1, 1, (4, cout, 1, 1)).astype(np.float32)
+    inits = [c("s_in", 0.05), c("s_mid", 0.1), c("s_out", 0.2), c("s_w", 0.15), c("zp", 0.0), c("bits8", 8.0),
+             c("bits4", 4.0), c("w0", w0), c("w1", w1)]
+    wq = [helper.make_node("Quant", [f"w{k}", "s_w", "zp", "bits4"], [f"w{k}q"], domain=QDOMAIN, signed=1, narrow=1,
+                           rounding_mode="ROUND", name=f"w{k}_quant") for k in range(2)]
+    nodes = [quant("x", "xq", "s_in", name="in_quant"), *wq,
+             helper.make_node("Conv", ["xq", "w0q"], ["c0"], kernel_shape=[3, 3], group=groups, strides=[2, 2],
+                              dilations=[2, 2], pads=[1, 1, 1, 1], name="gconv"),
+             helper.make_node("Relu", ["c0"], ["r0"], name="relu"),
+             quant("r0", "m0", "s_mid", signed=0, name="mid_quant"),
+             helper.make_node("Conv", ["m0", "w1q"], ["c1"], kernel_shape=[1, 1], name="pconv"),
+             quant("c1", "y", "s_out", name="out_quant")]
+    g = helper.make_graph(nodes, "grouped_net", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, cin, hw, hw])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid(QDOMAIN, 1)])
+    m.ir_version = 8
+    return m

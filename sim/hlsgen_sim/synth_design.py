@@ -7,8 +7,9 @@ the LUT, FF, DSP48E2, BRAM18 and URAM counts beside the cost model's for the sam
 
 What is not synthesized, and why: hlsgen_core's control and address generation and the
 memories (the activation memory, each core's weight ROM, the program and the tables) are
-written for simulation (whole-tensor memories read asynchronously, addresses computed with
-run-time multiplies; docs/rtl.md). Their sizes are reported in bits instead.
+written for simulation (whole-tensor memories read asynchronously, element words' addresses
+computed with run-time multiplies and divides; docs/rtl.md). Their sizes are reported in bits
+instead.
 """
 import json
 import sys

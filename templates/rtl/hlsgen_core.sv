@@ -41,20 +41,23 @@
 //                                lane reads weight w only once w < wlim (the top's count of
 //                                weights the m_axi channel has written into this core's WROM
 //                                through the wr_* port)
+//   WIN (12)                     window words: the steps of the address counters (W_* in
+//                                hlsgen_word_pkg), so that a window step's addresses are sums of
+//                                counters and per-lane constants, not run-time products
 // A word takes 1 fetch cycle (none for a core's first word) + its steps + the cycles it waits +
 // LAT. start runs words [first, last) once, then pulses done. Each core has the lanes and
 // arithmetic its own words need (MV, MP, MS, ML and the hlsgen_core_dp parameters, from
 // hlsgen/backends/rtl/core.py).
 //
 // The arithmetic is hlsgen_core_dp (synthesizable: `make synth-yosys`). The rest is a
-// simulation-first realization (docs/rtl.md): read ports are asynchronous, addresses are
-// computed with run-time multiplies, a lane's datapath is computed in one cycle, and the
-// pipeline's depth is a drain of LAT cycles after the word rather than registers inside the
-// datapath.
+// simulation-first realization (docs/rtl.md): read ports are asynchronous, element words'
+// addresses are computed with run-time divides and multiplies (window words' are counters), a
+// lane's datapath is computed in one cycle, and the pipeline's depth is a drain of LAT cycles
+// after the word rather than registers inside the datapath.
 //
 // Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT x NF words of 32 bits, all cores'),
-// WROM (weights), TAP (per window word and reduction index r: input channel, row and column
-// offset of the tap, 3 x 16 bits), RQ_BIAS, RQ_M0, RQ_M1, RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP,
+// WROM (weights), TAP (per window word and reduction index r: the tap's offset in the input,
+// ci * H * W + ky * DH * W + kx * DW, 32 bits, then its row and column offsets, 16 bits each), RQ_BIAS, RQ_M0, RQ_M1, RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP,
 // RQ_HALF_EVEN (one entry per requantization row).
 module hlsgen_core #(
     parameter int NT = 1,
@@ -137,7 +140,7 @@ module hlsgen_core #(
     // ---------------------------------------------------------------- tables
     logic [31:0] prog[NT * NF];
     logic signed [WB-1:0] wrom[WROM_WORDS];
-    logic [47:0] tap[TAP_WORDS];
+    logic [79:0] tap[TAP_WORDS];
     logic signed [PW-1:0] rq_bias[RQ_ROWS];
     logic signed [31:0] rq_m0[RQ_ROWS], rq_m1[RQ_ROWS];
     logic [6:0] rq_shift[RQ_ROWS];
@@ -164,12 +167,19 @@ module hlsgen_core #(
     int f[NF];                               // the current configuration word
     int lat;                                 // drain cycles left
 
-    // is offset j of source t written yet? (rows counted as the top's counters count them)
-    function automatic logic written(input int t, input int j);
+    // has source t's row `row` been written? (rows counted as the top's counters count them)
+    function automatic logic row_written(input int t, input int row);
         automatic int b = X + X_SRC0 + S_WIDTH * t;
         if (f[b + S_ID] < 0 || f[b + S_ID] >= NC) return 1'b1;
         if (f[b + S_ALL] > 0) return rows[f[b + S_ID]] >= f[b + S_ALL];
-        return rows[f[b + S_ID]] > (j / f[b + S_CHW]) * f[b + S_H] + (j / f[b + S_W]) % f[b + S_H];
+        return rows[f[b + S_ID]] > row;
+    endfunction
+
+    // is offset j of source t written yet? (element words)
+    function automatic logic written(input int t, input int j);
+        automatic int b = X + X_SRC0 + S_WIDTH * t;
+        if (f[b + S_ID] < 0 || f[b + S_ID] >= NC || f[b + S_ALL] > 0) return row_written(t, 0);
+        return row_written(t, (j / f[b + S_CHW]) * f[b + S_H] + (j / f[b + S_W]) % f[b + S_H]);
     endfunction
 
     // ---------------------------------------------------------------- window datapath
@@ -184,9 +194,17 @@ module hlsgen_core #(
     assign CG = f[F_W_CG]; assign KH = f[F_W_KH]; assign KW = f[F_W_KW]; assign OH = f[F_W_OH]; assign OW = f[F_W_OW];
     assign SH = f[F_W_SH]; assign SW = f[F_W_SW]; assign PT = f[F_W_PT]; assign PL = f[F_W_PL]; assign OG = f[F_W_OG];
     // (dilations are in the tap table)
-    assign VEC = f[X + X_VEC]; assign PE = f[X + X_PE]; assign SIMD = f[X + X_SIMD]; assign RED = CG * KH * KW;
+    assign VEC = f[X + X_VEC]; assign PE = f[X + X_PE]; assign SIMD = f[X + X_SIMD]; assign RED = f[X + X_WIN + W_RED];
 
     int n, oy, ox0, o0, r0;                  // the output group (n, oy, ox0.., o0..) and its reduction step r0..
+    // address counters, stepped by the word's WIN fields as the group advances (the input's are
+    // offsets in the source, the output's in the destination):
+    int nin, nh, nout, noh;                  //   n * C * H * W, n * H, n * O * OH * OW, n * OH
+    int iy0, yoff, yo;                       //   oy * SH - PT, iy0 * W, oy * OW
+    int ix0;                                 //   ox0 * SW - PL
+    int ob, oo;                              //   o0 * RED (weights), o0 * OH * OW
+    int gb[MP], gr[MP];                      //   per PE lane p: ((o0 + p) / OG) * CG * H * W, (o0 + p) % OG
+    int gb0[MP], gr0[MP];                    //   ... and their values at o0 = 0
     logic first_step, last_step, row_end;
     assign first_step = r0 == 0;
     assign last_step = r0 + SIMD >= RED;
@@ -208,19 +226,16 @@ module hlsgen_core #(
             for (int p = 0; p < MP; p++) begin
                 for (int s = 0; s < MS; s++) begin
                     automatic int k = (v * MP + p) * MS + s;
-                    automatic int o = o0 + p;
-                    automatic int ox = ox0 + v;
                     automatic int r = r0 + s;
-                    automatic logic [47:0] t = tap[f[X + X_TAP] + (r < RED ? r : 0)];
-                    automatic int iy = oy * SH - PT + int'(signed'(t[31:16]));
-                    automatic int ix = ox * SW - PL + int'(signed'(t[15:0]));
-                    automatic int j = ((n * C + (o / OG) * CG + int'(t[47:32])) * H + iy) * W + ix;
-                    if (state == WIN && v < VEC && p < PE && s < SIMD && o < O && ox < OW && r < RED && iy >= 0 && iy < H
-                        && ix >= 0 && ix < W) begin
+                    automatic logic [79:0] t = tap[f[X + X_TAP] + (r < RED ? r : 0)];
+                    automatic int iy = iy0 + int'(signed'(t[31:16]));
+                    automatic int ix = ix0 + v * SW + int'(signed'(t[15:0]));
+                    if (state == WIN && v < VEC && p < PE && s < SIMD && o0 + p < O && ox0 + v < OW && r < RED && iy >= 0
+                        && iy < H && ix >= 0 && ix < W) begin
                         w_live[k] = 1'b1;
-                        w_raddr[k] = w_src + j;
-                        w_widx[k] = w_woff + o * RED + r;
-                        if (!written(0, j)) w_ready = 1'b0;
+                        w_raddr[k] = w_src + nin + gb[p] + yoff + ix0 + v * SW + int'(t[63:32]);
+                        w_widx[k] = w_woff + ob + p * RED + r;
+                        if (!row_written(0, nh + iy)) w_ready = 1'b0;
                         if (f[X + X_WWAIT] != 0 && w_widx[k] >= wlim) w_ready = 1'b0;
                     end
                 end
@@ -372,7 +387,7 @@ module hlsgen_core #(
                 for (int p = 0; p < MP; p++) begin
                     if (v < VEC && p < PE && o0 + p < O && ox0 + v < OW) begin
                         we[v * MP + p] = 1'b1;
-                        waddr[v * MP + p] = w_dst + ((n * O + o0 + p) * OH + oy) * OW + ox0 + v;
+                        waddr[v * MP + p] = w_dst + nout + oo + p * f[X + X_WIN + W_OHW] + yo + ox0 + v;
                         wdata[v * MP + p] = dp_wq[(v * MP + p) * SB +: SB];
                     end
                 end
@@ -390,7 +405,7 @@ module hlsgen_core #(
         done_rows = 0;
         if (w_fire && last_step && row_end) begin
             done_row = f[X + X_PID] >= 0;
-            done_rows = n * OH + oy + 1;
+            done_rows = noh + oy + 1;
         end
         if (e_fire && (e_last || f[X + X_PDIV] > 0)) begin
             done_row = f[X + X_PID] >= 0;
@@ -426,10 +441,27 @@ module hlsgen_core #(
         if (wr_en) for (int k = 0; k < WBEAT; k++) if (k < wr_count) wrom[wr_addr + k] <= wr_data[k];
 
     task automatic fetch(input int w);       // load word w and start it
+        automatic int og = int'(prog[w * NF + F_W_OG]);
+        automatic int ghw = int'(prog[w * NF + X + X_WIN + W_GHW]);
+        automatic int b = 0;
+        automatic int rm = 0;
         for (int k = 0; k < NF; k++) f[k] <= int'(prog[w * NF + k]);
         wstart <= 1'b1;
         wnum <= w;
         n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; i0 <= 0;
+        nin <= 0; nh <= 0; nout <= 0; noh <= 0; yo <= 0; ob <= 0; oo <= 0;
+        iy0 <= -int'(prog[w * NF + F_W_PT]);
+        yoff <= int'(prog[w * NF + X + X_WIN + W_YOFF0]);
+        ix0 <= -int'(prog[w * NF + F_W_PL]);
+        for (int p = 0; p < MP; p++) begin   // lane p's group and place in it: lane p - 1's, one on
+            gb[p] <= b; gb0[p] <= b;
+            gr[p] <= rm; gr0[p] <= rm;
+            rm = rm + 1;
+            if (rm == og) begin
+                rm = 0;
+                b = b + ghw;
+            end
+        end
         lat <= int'(prog[w * NF + X + X_LAT]);
         state <= (prog[w * NF + F_KIND] == 0) ? WIN : ELEM;
     endtask
@@ -466,17 +498,50 @@ module hlsgen_core #(
                     if (!last_step) r0 <= r0 + SIMD;
                     else begin
                         r0 <= 0;
-                        if (o0 + PE < O) o0 <= o0 + PE;
-                        else begin
+                        if (o0 + PE < O) begin
+                            o0 <= o0 + PE;
+                            ob <= ob + f[X + X_WIN + W_PRED];
+                            oo <= oo + f[X + X_WIN + W_POHW];
+                            for (int p = 0; p < MP; p++) begin   // PE on: GQ groups and GR places, one carry
+                                if (gr[p] + f[X + X_WIN + W_GR] >= OG) begin
+                                    gr[p] <= gr[p] + f[X + X_WIN + W_GR] - OG;
+                                    gb[p] <= gb[p] + f[X + X_WIN + W_GQ] + f[X + X_WIN + W_GHW];
+                                end else begin
+                                    gr[p] <= gr[p] + f[X + X_WIN + W_GR];
+                                    gb[p] <= gb[p] + f[X + X_WIN + W_GQ];
+                                end
+                            end
+                        end else begin
                             o0 <= 0;
-                            if (ox0 + VEC < OW) ox0 <= ox0 + VEC;
-                            else begin
+                            ob <= 0;
+                            oo <= 0;
+                            for (int p = 0; p < MP; p++) begin
+                                gb[p] <= gb0[p];
+                                gr[p] <= gr0[p];
+                            end
+                            if (ox0 + VEC < OW) begin
+                                ox0 <= ox0 + VEC;
+                                ix0 <= ix0 + f[X + X_WIN + W_VSW];
+                            end else begin
                                 ox0 <= 0;
-                                if (oy + 1 < OH) oy <= oy + 1;
-                                else begin
+                                ix0 <= -PL;
+                                if (oy + 1 < OH) begin
+                                    oy <= oy + 1;
+                                    iy0 <= iy0 + SH;
+                                    yoff <= yoff + f[X + X_WIN + W_SHW];
+                                    yo <= yo + OW;
+                                end else begin
                                     oy <= 0;
-                                    if (n + 1 < N) n <= n + 1;
-                                    else state <= (lat > 0) ? DRAIN : FETCH;
+                                    iy0 <= -PT;
+                                    yoff <= f[X + X_WIN + W_YOFF0];
+                                    yo <= 0;
+                                    if (n + 1 < N) begin
+                                        n <= n + 1;
+                                        nin <= nin + f[X + X_WIN + W_ICHW];
+                                        nh <= nh + H;
+                                        nout <= nout + f[X + X_WIN + W_OCHW];
+                                        noh <= noh + OH;
+                                    end else state <= (lat > 0) ? DRAIN : FETCH;
                                 end
                             end
                         end

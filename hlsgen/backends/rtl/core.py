@@ -66,18 +66,44 @@ def _lanes(task, graph, folding) -> Tuple[int, int, int]:
     return v, p, s
 
 
+TAP_BITS = 80
+
+
 def _taps(f: List[int]) -> List[int]:
-    """A window word's tap table: per reduction index r = (ci * KH + ky) * KW + kx, the input
-    channel, row offset ky * DH and column offset kx * DW, packed 16 bits each."""
-    cg, kh, kw, dh, dw = (f[WORD[k]] for k in ("W_CG", "W_KH", "W_KW", "W_DH", "W_DW"))
+    """A window word's tap table: per reduction index r = (ci * KH + ky) * KW + kx, the tap's
+    offset in the input, ci * H * W + ky * DH * W + kx * DW (32 bits), then its row offset
+    ky * DH and column offset kx * DW (16 bits each; the core checks the padding with them)."""
+    cg, kh, kw, dh, dw, h, w = (f[WORD[k]] for k in ("W_CG", "W_KH", "W_KW", "W_DH", "W_DW", "W_H", "W_W"))
     out = []
     for ci in range(cg):
         for ky in range(kh):
             for kx in range(kw):
-                if max(ci, ky * dh, kx * dw) >= 1 << 15:
-                    raise ValueError("hlsgen_core's tap table holds 16-bit offsets")
-                out.append((ci << 32) | ((ky * dh) << 16) | (kx * dw))
+                lin = (ci * h + ky * dh) * w + kx * dw
+                if max(ky * dh, kx * dw) >= 1 << 15 or lin >= 1 << 31:
+                    raise ValueError("hlsgen_core's tap table holds 16-bit row and column offsets")
+                out.append((lin << 32) | ((ky * dh) << 16) | (kx * dw))
     return out
+
+
+def _window_steps(f: List[int], vec: int, pe: int) -> Dict[str, List[int]]:
+    """A window word's address steps (WIN, RTL_FIELDS): what hlsgen_core adds to its address
+    counters when an output group advances, so that no address is a run-time product. Element
+    words carry zeros."""
+    g = {k: f[WORD[f"W_{k}"]] for k in ("C", "H", "W", "O", "CG", "KH", "KW", "OH", "OW", "SH", "SW", "PT", "PL", "OG")}
+    ghw = g["CG"] * g["H"] * g["W"]
+    ohw = g["OH"] * g["OW"]
+    steps = [g["C"] * g["H"] * g["W"],                 # ICHW: the next image of the input
+             ghw,                                      # GHW: the next channel group
+             (pe // g["OG"]) * ghw, pe % g["OG"],      # GQ, GR: PE outputs on, in groups and the rest
+             g["SH"] * g["W"], -g["PT"] * g["W"],      # SHW, YOFF0: the next output row, the first's
+             vec * g["SW"],                            # VSW: the next VEC output columns
+             pe * g["CG"] * g["KH"] * g["KW"],         # PRED: the next PE outputs' weights
+             ohw, pe * ohw, g["O"] * ohw,              # OHW, POHW, OCHW: output plane, PE planes, image
+             g["CG"] * g["KH"] * g["KW"]]              # RED: the reduction's length
+    return {"WIN": steps}
+
+
+WIN_FIELDS = ("ICHW", "GHW", "GQ", "GR", "SHW", "YOFF0", "VSW", "PRED", "OHW", "POHW", "OCHW", "RED")
 
 
 def word_cycles(f: List[int], vec: int, pe: int, simd: int, lat: int) -> int:
@@ -101,7 +127,7 @@ def word_cycles(f: List[int], vec: int, pe: int, simd: int, lat: int) -> int:
 # row counter (id, iterations per published row, rows), two sources (counter id, C*H*W, H, W, ALL),
 # the publication delay, and the off-chip waits (write-back at the task's end, streamed weights)
 RTL_FIELDS = (("VEC", 1), ("PE", 1), ("SIMD", 1), ("LAT", 1), ("TAP", 1), ("ORD", MAX_RANK), ("PID", 1), ("PDIV", 1),
-              ("PTOT", 1), ("SRC0", 5), ("SRC1", 5), ("PLAT", 1), ("HOLD", 1), ("WWAIT", 1))
+              ("PTOT", 1), ("SRC0", 5), ("SRC1", 5), ("PLAT", 1), ("HOLD", 1), ("WWAIT", 1), ("WIN", len(WIN_FIELDS)))
 SRC_FIELDS = ("ID", "CHW", "H", "W", "ALL")
 NX = sum(w for _, w in RTL_FIELDS)
 
@@ -129,6 +155,7 @@ def word_package() -> str:
     lines += [f"    localparam int F_{k} = {v};" for k, v in WORD.items()]
     lines += [f"    localparam int X_{k} = {v};      // from X = NF - NX" for k, v in X_FIELD.items()]
     lines += [f"    localparam int S_{k} = {i};" for i, k in enumerate(SRC_FIELDS)]
+    lines += [f"    localparam int W_{k} = {i};      // from X + X_WIN" for i, k in enumerate(WIN_FIELDS)]
     lines += [f"    localparam int S_WIDTH = {len(SRC_FIELDS)};", f"    localparam int NX = {NX};",
               "    /* verilator lint_on UNUSEDPARAM */", "endpackage", ""]
     return "\n".join(lines)
@@ -342,13 +369,22 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                 src_fields.append([-1, 1, 1, 1, 0])          # complete before this word starts
             else:
                 src_fields.append([counter[r]] + _geometry(graph, n, r))
+        if kind == KIND_WINDOW and src_fields[0][0] >= 0 and src_fields[0][4] == 0:
+            # the core checks a window's input row as n * H + iy (its counters), where a source's
+            # row is (j / CHW) * H + (j / W) % H of its offset j: the same when the geometries agree
+            c_, h_, w_ = (f[WORD[k]] for k in ("W_C", "W_H", "W_W"))
+            chw, sh, sw = src_fields[0][1:4]
+            if chw != c_ * h_ * w_ or sh != h_ or (sw != w_ and h_ != 1):
+                raise ValueError(f"{t.name}: its input's row geometry {(chw, sh, sw)} is not the window's "
+                                 f"{(c_ * h_ * w_, h_, w_)}")
         if t.name in streamed and kind == KIND_WINDOW and t.name not in first_word:
             streamed[t.name].base = f[WORD["W_WOFF"]]
         depth = max(depth, plat)
         extra = {"VEC": [vec], "PE": [pe], "SIMD": [simd], "LAT": [lat], "TAP": [tap_off], "ORD": list(order),
                  "PID": [pid], "PDIV": [pdiv], "PTOT": [_rows(graph.tensors[out].shape)], "SRC0": src_fields[0],
                  "SRC1": src_fields[1], "PLAT": [plat], "HOLD": [int(last and t.name in writes_out)],
-                 "WWAIT": [int(t.name in streamed)]}
+                 "WWAIT": [int(t.name in streamed)],
+                 **(_window_steps(f, vec, pe) if kind == KIND_WINDOW else {"WIN": [0] * len(WIN_FIELDS)})}
         first_word.setdefault(t.name, (c, len(words[c]) // (len(f) + NX)))
         words[c] += f + [v for name, _ in RTL_FIELDS for v in extra[name]]
         if t.name not in what[c]:
@@ -365,7 +401,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         wrom[ch.base:ch.base + ch.count] = [0] * ch.count
     shared = {
         "WROM": write_mem(outdir / "wrom.mem", wrom, st["wbits"]),
-        "TAP": write_mem(outdir / "tap.mem", taps or [0], 48),
+        "TAP": write_mem(outdir / "tap.mem", taps or [0], TAP_BITS),
         "RQ_BIAS": write_mem(outdir / "rq_bias.mem", rq["bias_values"], pw),
         "RQ_M0": write_mem(outdir / "rq_m0.mem", rq["m"][0], 32),
         "RQ_M1": write_mem(outdir / "rq_m1.mem", rq["m"][1] if len(rq["m"]) > 1 else [0] * rq["size"], 32),
