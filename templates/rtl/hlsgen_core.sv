@@ -41,6 +41,9 @@
 //                                lane reads weight w only once w < wlim (the top's count of
 //                                weights the m_axi channel has written into this core's WROM
 //                                through the wr_* port)
+//   ESTEP (6)                    element words: VEC x PE as digits of the word's dims in its
+//                                order, which each lane adds to its coordinates (one carry per
+//                                digit, so no coordinate is a run-time divide)
 //   WIN (12)                     window words: the steps of the address counters (W_* in
 //                                hlsgen_word_pkg), so that a window step's addresses are sums of
 //                                counters and per-lane constants, not run-time products
@@ -246,6 +249,7 @@ module hlsgen_core #(
 
     // ---------------------------------------------------------------- element datapaths
     int i0, elements;
+    int eco[ML][R];                          // each lane's coordinates (iteration i0 + l in the word's order)
     always_comb begin                        // elements of an eltwise / move / scatter word: its dims
         elements = 1;
         for (int d = 0; d < R; d++) elements *= f[(f[F_KIND] == 1 ? F_E_DIMS : F_M_DIMS) + d];
@@ -262,16 +266,10 @@ module hlsgen_core #(
         for (int l = 0; l < ML; l++) begin
             automatic int i = i0 + l;
             automatic int co[R];
-            automatic int rest = i;
             automatic int lin = 0;
             automatic int idx = 0;
             automatic int d0 = f[F_KIND] == 1 ? F_E_DIMS : F_M_DIMS;
-            for (int k = R - 1; k >= 0; k--) begin   // coordinates of iteration i, in the word's order
-                automatic int d = f[X + X_ORD + k];
-                automatic int dim = f[d0 + d];
-                co[d] = dim > 0 ? rest % dim : 0;
-                rest = dim > 0 ? rest / dim : 0;
-            end
+            for (int d = 0; d < R; d++) co[d] = eco[l][d];
             for (int d = 0; d < R; d++) lin = lin * f[d0 + d] + co[d];   // its row-major index
             e_we[l] = state == ELEM && l < VEC * PE && i < elements;
             e_dst[l] = 0;
@@ -449,6 +447,24 @@ module hlsgen_core #(
         wstart <= 1'b1;
         wnum <= w;
         n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; i0 <= 0;
+        begin                                // lane l's coordinates: lane l - 1's, one on
+            automatic int c[R];
+            automatic int e0 = prog[w * NF + F_KIND] == 1 ? F_E_DIMS : F_M_DIMS;
+            for (int d = 0; d < R; d++) c[d] = 0;
+            for (int l = 0; l < ML; l++) begin
+                automatic logic carry = 1'b1;
+                for (int d = 0; d < R; d++) eco[l][d] <= c[d];
+                for (int k = R - 1; k >= 0; k--) begin
+                    automatic int d = int'(prog[w * NF + X + X_ORD + k]);
+                    automatic int dim = int'(prog[w * NF + e0 + d]);
+                    if (carry) begin
+                        c[d] = c[d] + 1;
+                        carry = c[d] >= dim;
+                        if (carry) c[d] = 0;
+                    end
+                end
+            end
+        end
         nin <= 0; nh <= 0; nout <= 0; noh <= 0; yo <= 0; ob <= 0; oo <= 0;
         iy0 <= -int'(prog[w * NF + F_W_PT]);
         yoff <= int'(prog[w * NF + X + X_WIN + W_YOFF0]);
@@ -549,6 +565,16 @@ module hlsgen_core #(
                 end
                 ELEM: if (ready) begin
                     i0 <= i0 + VEC * PE;
+                    for (int l = 0; l < ML; l++) begin   // each lane VEC x PE on: the ESTEP digits, one carry each
+                        automatic logic carry = 1'b0;
+                        for (int k = R - 1; k >= 0; k--) begin
+                            automatic int d = f[X + X_ORD + k];
+                            automatic int dim = f[(f[F_KIND] == 1 ? F_E_DIMS : F_M_DIMS) + d];
+                            automatic int sum = eco[l][d] + f[X + X_ESTEP + d] + (carry ? 1 : 0);
+                            carry = sum >= dim;
+                            eco[l][d] <= carry ? sum - dim : sum;
+                        end
+                    end
                     if (e_last) state <= (lat > 0) ? DRAIN : FETCH;
                 end
                 DRAIN: begin

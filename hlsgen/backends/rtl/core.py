@@ -103,6 +103,21 @@ def _window_steps(f: List[int], vec: int, pe: int) -> Dict[str, List[int]]:
     return {"WIN": steps}
 
 
+def _element_step(f: List[int], order: List[int], lanes: int) -> List[int]:
+    """An element word's ESTEP fields: the lanes (VEC x PE elements per cycle) as digits of the
+    word's mixed radix (its dims, iterated in `order`, outer first), per dimension. hlsgen_core
+    adds them to each lane's coordinates with one carry per digit, so that no coordinate is a
+    run-time divide."""
+    d0 = WORD["E_DIMS"] if f[WORD["KIND"]] == KIND_ELTWISE else WORD["M_DIMS"]
+    step = [0] * MAX_RANK
+    rest = lanes
+    for d in reversed(order):
+        dim = f[d0 + d]
+        step[d] = rest % dim if dim > 0 else 0
+        rest = rest // dim if dim > 0 else 0
+    return step
+
+
 WIN_FIELDS = ("ICHW", "GHW", "GQ", "GR", "SHW", "YOFF0", "VSW", "PRED", "OHW", "POHW", "OCHW", "RED")
 
 
@@ -127,7 +142,8 @@ def word_cycles(f: List[int], vec: int, pe: int, simd: int, lat: int) -> int:
 # row counter (id, iterations per published row, rows), two sources (counter id, C*H*W, H, W, ALL),
 # the publication delay, and the off-chip waits (write-back at the task's end, streamed weights)
 RTL_FIELDS = (("VEC", 1), ("PE", 1), ("SIMD", 1), ("LAT", 1), ("TAP", 1), ("ORD", MAX_RANK), ("PID", 1), ("PDIV", 1),
-              ("PTOT", 1), ("SRC0", 5), ("SRC1", 5), ("PLAT", 1), ("HOLD", 1), ("WWAIT", 1), ("WIN", len(WIN_FIELDS)))
+              ("PTOT", 1), ("SRC0", 5), ("SRC1", 5), ("PLAT", 1), ("HOLD", 1), ("WWAIT", 1), ("WIN", len(WIN_FIELDS)),
+              ("ESTEP", MAX_RANK))
 SRC_FIELDS = ("ID", "CHW", "H", "W", "ALL")
 NX = sum(w for _, w in RTL_FIELDS)
 
@@ -384,7 +400,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                  "PID": [pid], "PDIV": [pdiv], "PTOT": [_rows(graph.tensors[out].shape)], "SRC0": src_fields[0],
                  "SRC1": src_fields[1], "PLAT": [plat], "HOLD": [int(last and t.name in writes_out)],
                  "WWAIT": [int(t.name in streamed)],
-                 **(_window_steps(f, vec, pe) if kind == KIND_WINDOW else {"WIN": [0] * len(WIN_FIELDS)})}
+                 **(_window_steps(f, vec, pe) if kind == KIND_WINDOW else {"WIN": [0] * len(WIN_FIELDS)}),
+                 "ESTEP": [0] * MAX_RANK if kind == KIND_WINDOW else _element_step(f, order, vec * pe)}
         first_word.setdefault(t.name, (c, len(words[c]) // (len(f) + NX)))
         words[c] += f + [v for name, _ in RTL_FIELDS for v in extra[name]]
         if t.name not in what[c]:
