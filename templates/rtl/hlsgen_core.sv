@@ -54,14 +54,16 @@
 //
 // The arithmetic is hlsgen_core_dp (synthesizable: `make synth-yosys`). The rest is a
 // simulation-first realization (docs/rtl.md): read ports are asynchronous, element words'
-// addresses are computed with run-time divides and multiplies (window words' are counters), a
-// lane's datapath is computed in one cycle, and the pipeline's depth is a drain of LAT cycles
-// after the word rather than registers inside the datapath.
+// addresses are computed from their coordinates with run-time multiplies and their row checks
+// with divides (window words' addresses and element words' coordinates are counters), a lane's
+// datapath is computed in one cycle, and the pipeline's depth is a drain of LAT cycles after
+// the word rather than registers inside the datapath.
 //
 // Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT x NF words of 32 bits, all cores'),
 // WROM (weights), TAP (per window word and reduction index r: the tap's offset in the input,
-// ci * H * W + ky * DH * W + kx * DW, 32 bits, then its row and column offsets, 16 bits each), RQ_BIAS, RQ_M0, RQ_M1, RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP,
-// RQ_HALF_EVEN (one entry per requantization row).
+// ci * H * W + ky * DH * W + kx * DW, 32 bits, then its row and column offsets, 16 bits each),
+// RQ_BIAS, RQ_M0, RQ_M1, RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP, RQ_HALF_EVEN (one entry per
+// requantization row).
 module hlsgen_core #(
     parameter int NT = 1,
     parameter int NF = 58,
