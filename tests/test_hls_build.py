@@ -5,9 +5,9 @@ stages, off-chip spills and streamed weights. Plus: mismatch reports, determinis
 output, hostile names, the Vitis targets without Vitis, design files, speed."""
 import json
 import os
+import resource
 import shutil
 import subprocess
-import time
 
 import pytest
 
@@ -218,19 +218,26 @@ def test_vitis_targets_name_the_missing_tool(exported, tmp_path):
     assert make(out, "clean").returncode == 0 and not (out / "build").exists()
 
 
+def _children_cpu() -> float:
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
 def test_tiny_build_and_csim_speed(exported, tmp_path):
     model = exported("demo_cnn", "qcdq")
     out = tmp_path / "prj"
-    t = time.perf_counter()
+    # CPU seconds of the child processes (user + system), not wall time: the suite runs on
+    # several workers at once, and a neighbour's Verilator build must not fail this bound
+    t = _children_cpu()
     r = run_cli("build", model, "--device", "ultra96v2", "-o", out)
-    build_s = time.perf_counter() - t
+    build_s = _children_cpu() - t
     assert r.returncode == 0, r.stderr
-    t = time.perf_counter()
+    t = _children_cpu()
     r, res = csim(out)
-    csim_s = time.perf_counter() - t
+    csim_s = _children_cpu() - t
     assert r.returncode == 0 and res["passed"]
-    assert build_s < 2.0, f"build took {build_s:.2f} s"
-    assert csim_s < 60.0, f"make csim took {csim_s:.1f} s"
+    assert build_s < 2.0, f"build took {build_s:.2f} CPU s"
+    assert csim_s < 60.0, f"make csim took {csim_s:.1f} CPU s"
     assert "hlsgen build [6/6]" in run_cli("build", model, "--device", "ultra96v2", "-o", tmp_path / "p2").stderr
 
 

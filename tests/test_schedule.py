@@ -331,9 +331,9 @@ def test_large_graph_schedules_fast():
             g.tasks.append(Task(f"l{layer}_{k}", "linear", [prev, w.name], [y.name]))
             prev = y.name
     g.outputs = [prev]
-    t0 = time.perf_counter()
+    t0 = time.process_time()           # CPU time: other test workers may share the cores
     s = schedule(g, load_device("u280"), ScheduleOptions(mode="auto"))
-    took = time.perf_counter() - t0
+    took = time.process_time() - t0
     assert took < 10, took
     assert s.total_cycles > 0 and fits(s.resources, budget(load_device("u280"), 0.8))
 

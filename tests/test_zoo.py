@@ -150,9 +150,9 @@ def test_codenet_tiny_golden_under_2s(zoo_file):
 
     g = pipeline.load(str(zoo_file("codenet", "tiny")), {})
     ints = pipeline.quantize_inputs(g, pipeline.float_inputs(g, [], 0))
-    t0 = time.perf_counter()
+    t0 = time.process_time()           # CPU time: other test workers may share the cores
     pipeline.run_golden(g, ints)
-    assert time.perf_counter() - t0 < 2.0
+    assert time.process_time() - t0 < 2.0
 
 
 def test_codenet_tiny_schedules(zoo_file):
@@ -226,9 +226,9 @@ def test_gpt2_tiny_macs_match_the_formula_and_golden_is_fast(zoo_file):
     assert json.loads(r.stdout)["totals"]["macs"] == stats("tiny", "prefill", 64)["macs"]
     g = pipeline.load(str(path), {})
     ints = pipeline.quantize_inputs(g, pipeline.float_inputs(g, [], 0))
-    t0 = time.perf_counter()
+    t0 = time.process_time()           # CPU time: other test workers may share the cores
     pipeline.run_golden(g, ints)
-    assert time.perf_counter() - t0 < 2.0
+    assert time.process_time() - t0 < 2.0
 
 
 def test_gpt2_tiny_schedules(zoo_file):
