@@ -164,7 +164,7 @@ def test_a_stalled_stage_is_named(exported, tmp_path):
 
 def test_sim_icarus_and_vitis_rtl_say_what_they_need(exported, tmp_path):
     """SIM=icarus says how to get Icarus Verilog where it is not on PATH; where it is, it either
-    passes or, when that Icarus cannot compile the RTL (Debian 12's 11.0 cannot), exits 2 with
+    passes or, when that Icarus cannot compile the RTL (11.0 and 12.0 cannot), exits 2 with
     one line naming its version and its first error. RTL=vitis needs `make csynth`'s Verilog
     and says so."""
     import shutil

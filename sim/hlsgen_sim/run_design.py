@@ -26,8 +26,9 @@ from hlsgen_sim import runner  # noqa: E402
 
 def icarus_refusal(sources) -> str:
     """Why the installed Icarus cannot compile this RTL ('' if it can). hlsgen's RTL uses
-    SystemVerilog that Icarus 11.0 (Debian 12's) does not parse: string parameters, automatic
-    variables inside procedural blocks, unpacked parameter arrays (docs/rtl.md)."""
+    SystemVerilog that neither Icarus 11.0 (Debian 12's) nor 12.0 compiles: string parameters
+    (11.0), automatic variables inside procedural blocks, unpacked parameter arrays, unpacked
+    array ports (docs/rtl.md)."""
     ver = subprocess.run(["iverilog", "-V"], capture_output=True, text=True).stdout.splitlines()
     ver = ver[0].strip() if ver else "Icarus Verilog (unknown version)"
     r = subprocess.run(["iverilog", "-g2012", "-o", os.devnull, *map(str, sources)], capture_output=True, text=True)
@@ -35,9 +36,9 @@ def icarus_refusal(sources) -> str:
         return ""
     errs = [l.strip() for l in (r.stderr + r.stdout).splitlines() if "error" in l or "sorry" in l or "assert" in l]
     first = errs[0] if errs else (r.stderr.strip().splitlines() or ["no message"])[0]
-    return (f"{ver} cannot compile this RTL (first error: {first}); Icarus 11.0 lacks SystemVerilog that hlsgen's "
-            "RTL uses (string parameters, automatic variables in procedural blocks; docs/rtl.md): use the default "
-            "SIM=verilator")
+    return (f"{ver} cannot compile this RTL (first error: {first}); Icarus 11.0 and 12.0 lack SystemVerilog that "
+            "hlsgen's RTL uses (automatic variables in procedural blocks, unpacked parameter arrays and array ports; "
+            "docs/rtl.md): use the default SIM=verilator")
 
 
 def main(argv=None) -> int:
