@@ -177,6 +177,59 @@ def test_a_stalled_stage_is_named(exported, tmp_path):
     assert "STALLED" in r.stdout
 
 
+def test_element_words_sums_equal_the_divides_they_replace():
+    """hlsgen_core computes an element word's requantization row and the source row each element
+    waits for as sums of its coordinates times word fields (QW, RW), and the rows it publishes
+    with a counter (PQ, PR): on an eltwise word with a broadcast term and on a channel shuffle,
+    every element's sums equal the divides ((lin / INNER) % CHANS, (j / CHW) * H + (j / W) % H,
+    (i0 + VEC*PE) / PDIV). A shuffle word with H*W as one dimension cannot be written so and is
+    refused; _shuffle_pixels splits it into H and W."""
+    import numpy as np
+    from hlsgen.backends.rtl.core import _element_linear, _shuffle_pixels
+    from hlsgen.backends.vitis.kernel import KIND_ELTWISE, KIND_MOVE, WORD
+
+    n, c, h, w = 2, 6, 3, 5
+    geo = [c * h * w, h, w, 0]
+    row = lambda j: (j // (c * h * w)) * h + (j // w) % h  # noqa: E731
+    f = [0] * 80
+    f[WORD["KIND"]], f[WORD["E_NT"]], f[WORD["E_INNER"]], f[WORD["E_CHANS"]] = KIND_ELTWISE, 2, h * w, c
+    f[WORD["E_DIMS"]:WORD["E_DIMS"] + 6] = [1, 1, n, c, h, w]
+    t0, t1 = (WORD["E_TERMS"] + k * WORD["E_TERM"] + WORD["E_STRIDES"] for k in range(2))
+    f[t0:t0 + 6] = [0, 0, c * h * w, h * w, w, 1]
+    f[t1:t1 + 6] = [0, 0, c * h * w, 0, w, 1]          # broadcast over channels: one row per (n, y)
+    geo1 = [h * w, h, w, 0]
+    x = _element_linear("add", f, [geo, geo1], c * w, 37)
+    co = np.stack(np.unravel_index(np.arange(n * c * h * w), (1, 1, n, c, h, w)))
+    lin = np.arange(n * c * h * w)
+    assert x["ELEMS"] == [n * c * h * w] and (x["PQ"], x["PR"]) == ([37 // (c * w)], [37 % (c * w)])
+    assert np.array_equal(np.asarray(x["QW"]) @ co, (lin // (h * w)) % c)
+    assert np.array_equal(np.asarray(x["RW"][:6]) @ co, row(np.asarray(f[t0:t0 + 6]) @ co))
+    assert np.array_equal(np.asarray(x["RW"][6:]) @ co, (np.asarray(f[t1:t1 + 6]) @ co // (h * w)) * h
+                          + (np.asarray(f[t1:t1 + 6]) @ co // w) % h)
+    # the rows published after k steps of 37 lanes, by the core's counter, are the divide's
+    prow, prem = 0, 0
+    for k in range(1, 20):
+        carry = prem + x["PR"][0] >= c * w
+        prow, prem = prow + x["PQ"][0] + carry, prem + x["PR"][0] - (c * w if carry else 0)
+        assert prow == (37 * k) // (c * w)
+
+    g = 2                                               # channel shuffle, dims (N, C/G, G, H*W)
+    m = [0] * 80
+    m[WORD["KIND"]] = KIND_MOVE
+    m[WORD["M_DIMS"]:WORD["M_DIMS"] + 6] = [1, 1, n, c // g, g, h * w]
+    m[WORD["M_MUL"]:WORD["M_MUL"] + 6] = [1] * 6
+    m[WORD["M_DIV"]:WORD["M_DIV"] + 6] = [1] * 6
+    m[WORD["M_STRIDE"]:WORD["M_STRIDE"] + 6] = [0, 0, c * h * w, h * w, (c // g) * h * w, 1]
+    with pytest.raises(ValueError, match="straddle"):
+        _element_linear("shuffle", m, [geo, None], c * w, 4)
+    s = _shuffle_pixels(m, (n, c, h, w))
+    assert s[WORD["M_DIMS"]:WORD["M_DIMS"] + 6] == [1, n, c // g, g, h, w]
+    x = _element_linear("shuffle", s, [geo, None], c * w, 4)
+    co = np.stack(np.unravel_index(np.arange(n * c * h * w), (1, n, c // g, g, h, w)))
+    assert np.array_equal(np.asarray(x["RW"][:6]) @ co, row(np.asarray(s[WORD["M_STRIDE"]:WORD["M_STRIDE"] + 6]) @ co))
+    assert x["RW"][6:] == [0] * 6 and x["QW"] == [0] * 6
+
+
 def test_sim_icarus_and_vitis_rtl_say_what_they_need(exported, tmp_path):
     """SIM=icarus says how to get Icarus Verilog where it is not on PATH; where it is, it either
     passes or, when that Icarus cannot compile the RTL (11.0 and 12.0 cannot), exits 2 with

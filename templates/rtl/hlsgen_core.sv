@@ -47,6 +47,14 @@
 //   WIN (12)                     window words: the steps of the address counters (W_* in
 //                                hlsgen_word_pkg), so that a window step's addresses are sums of
 //                                counters and per-lane constants, not run-time products
+//   ELEMS                        element words: their element count
+//   PQ, PR                       element words: VEC x PE as whole published rows (of PDIV
+//                                iterations) and the rest, so the rows published are a counter
+//   QW (6)                       eltwise words: per dimension, the requantization rows one step
+//                                of it moves (the row is RQ + sum co[d] * QW[d])
+//   RW (6), (6)                  element words, per source: per dimension, the source rows one
+//                                step of it moves (the row an element's check waits for is
+//                                sum c[d] * RW[d] of its source coordinates c)
 // A word takes 1 fetch cycle (none for a core's first word) + its steps + the cycles it waits +
 // LAT. start runs words [first, last) once, then pulses done. Each core has the lanes and
 // arithmetic its own words need (MV, MP, MS, ML and the hlsgen_core_dp parameters, from
@@ -54,10 +62,11 @@
 //
 // The arithmetic is hlsgen_core_dp (synthesizable: `make synth-yosys`). The rest is a
 // simulation-first realization (docs/rtl.md): read ports are asynchronous, element words'
-// addresses are computed from their coordinates with run-time multiplies and their row checks
-// with divides (window words' addresses and element words' coordinates are counters), a lane's
-// datapath is computed in one cycle, and the pipeline's depth is a drain of LAT cycles after
-// the word rather than registers inside the datapath.
+// addresses, row checks and requantization rows are computed from their coordinates with
+// run-time multiplies by word fields (window words' addresses, element words' coordinates and
+// published rows are counters; the one run-time divide left is a resize's co * MUL / DIV), a
+// lane's datapath is computed in one cycle, and the pipeline's depth is a drain of LAT cycles
+// after the word rather than registers inside the datapath.
 //
 // Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT x NF words of 32 bits, all cores'),
 // WROM (weights), TAP (per window word and reduction index r: the tap's offset in the input,
@@ -180,12 +189,6 @@ module hlsgen_core #(
         return rows[f[b + S_ID]] > row;
     endfunction
 
-    // is offset j of source t written yet? (element words)
-    function automatic logic written(input int t, input int j);
-        automatic int b = X + X_SRC0 + S_WIDTH * t;
-        if (f[b + S_ID] < 0 || f[b + S_ID] >= NC || f[b + S_ALL] > 0) return row_written(t, 0);
-        return row_written(t, (j / f[b + S_CHW]) * f[b + S_H] + (j / f[b + S_W]) % f[b + S_H]);
-    endfunction
 
     // ---------------------------------------------------------------- window datapath
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: fields are ints; the datapath takes the zero point's and init's low bits
@@ -252,10 +255,8 @@ module hlsgen_core #(
     // ---------------------------------------------------------------- element datapaths
     int i0, elements;
     int eco[ML][R];                          // each lane's coordinates (iteration i0 + l in the word's order)
-    always_comb begin                        // elements of an eltwise / move / scatter word: its dims
-        elements = 1;
-        for (int d = 0; d < R; d++) elements *= f[(f[F_KIND] == 1 ? F_E_DIMS : F_M_DIMS) + d];
-    end
+    int prow, prem;                          // (i0 / PDIV, i0 % PDIV): rows published so far, and the rest
+    assign elements = f[X + X_ELEMS];
     logic e_we[ML];
     int e_dst[ML], e_row[ML];
     logic signed [SB-1:0] e_val[ML];
@@ -270,6 +271,7 @@ module hlsgen_core #(
             automatic int co[R];
             automatic int lin = 0;
             automatic int idx = 0;
+            automatic int rw = 0;            // the source row the element waits for
             automatic int d0 = f[F_KIND] == 1 ? F_E_DIMS : F_M_DIMS;
             for (int d = 0; d < R; d++) co[d] = eco[l][d];
             for (int d = 0; d < R; d++) lin = lin * f[d0 + d] + co[d];   // its row-major index
@@ -279,24 +281,35 @@ module hlsgen_core #(
             if (e_we[l]) begin
                 e_dst[l] = f[F_DST] + lin;
                 if (f[F_KIND] == 1) begin        // eltwise: f = kind dst rq nt inner chans dims[6] terms{src zp strides[6]}
-                    e_row[l] = f[F_RQ] + (lin / f[F_E_INNER]) % f[F_E_CHANS];
+                    e_row[l] = f[F_RQ];
+                    for (int d = 0; d < R; d++) e_row[l] += co[d] * f[X + X_QW + d];
                     for (int t = 0; t < 2; t++) begin
                         if (t < f[F_E_NT]) begin
                             idx = 0;
-                            for (int d = 0; d < R; d++) idx += co[d] * f[F_E_TERMS + t * F_E_TERM + F_E_STRIDES + d];
+                            rw = 0;
+                            for (int d = 0; d < R; d++) begin
+                                idx += co[d] * f[F_E_TERMS + t * F_E_TERM + F_E_STRIDES + d];
+                                rw += co[d] * f[X + X_RW + R * t + d];
+                            end
                             e_raddr[t * ML + l] = f[F_E_TERMS + t * F_E_TERM] + idx;
-                            if (!written(t, idx)) e_ready = 1'b0;
+                            if (!row_written(t, rw)) e_ready = 1'b0;
                         end
                     end
                 end else if (f[F_KIND] == 2) begin   // move: f = kind dst 0 src dims[6] mul[6] div[6] add[6] stride[6]
-                    for (int d = 0; d < R; d++)
-                        idx += (co[d] * f[F_M_MUL + d] / f[F_M_DIV + d] + f[F_M_ADD + d]) * f[F_M_STRIDE + d];
+                    for (int d = 0; d < R; d++) begin
+                        automatic int c = co[d] * f[F_M_MUL + d] / f[F_M_DIV + d] + f[F_M_ADD + d];
+                        idx += c * f[F_M_STRIDE + d];
+                        rw += c * f[X + X_RW + d];
+                    end
                     e_raddr[l] = f[F_SRC] + idx;
-                    if (!written(0, idx)) e_ready = 1'b0;
+                    if (!row_written(0, rw)) e_ready = 1'b0;
                 end else if (f[F_KIND] == 3) begin   // scatter: f = kind dst 0 src dims[6] offset[6] out_strides[6]
-                    for (int d = 0; d < R; d++) idx += (co[d] + f[F_S_OFFSET + d]) * f[F_S_OSTRIDE + d];
+                    for (int d = 0; d < R; d++) begin
+                        idx += (co[d] + f[F_S_OFFSET + d]) * f[F_S_OSTRIDE + d];
+                        rw += co[d] * f[X + X_RW + d];
+                    end
                     e_raddr[l] = f[F_SRC] + lin;
-                    if (!written(0, lin)) e_ready = 1'b0;
+                    if (!row_written(0, rw)) e_ready = 1'b0;
                     e_dst[l] = f[F_DST] + idx;
                 end
             end
@@ -371,6 +384,8 @@ module hlsgen_core #(
     // ---------------------------------------------------------------- ports
     logic done_row;                          // rows of the output completed this cycle, and how many
     int done_rows;
+    logic p_carry;                           // (i0 + VEC x PE) / PDIV: the next row count, one carry
+    assign p_carry = prem + f[X + X_PR] >= f[X + X_PDIV];
     assign ready = state == WIN ? w_ready : e_ready;
     assign w_fire = state == WIN && w_ready;
     assign e_fire = state == ELEM && e_ready;
@@ -409,7 +424,7 @@ module hlsgen_core #(
         end
         if (e_fire && (e_last || f[X + X_PDIV] > 0)) begin
             done_row = f[X + X_PID] >= 0;
-            done_rows = e_last ? f[X + X_PTOT] : (i0 + VEC * PE) / f[X + X_PDIV];
+            done_rows = e_last ? f[X + X_PTOT] : prow + f[X + X_PQ] + (p_carry ? 1 : 0);
         end
     end
 
@@ -448,7 +463,7 @@ module hlsgen_core #(
         for (int k = 0; k < NF; k++) f[k] <= int'(prog[w * NF + k]);
         wstart <= 1'b1;
         wnum <= w;
-        n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; i0 <= 0;
+        n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; i0 <= 0; prow <= 0; prem <= 0;
         begin                                // lane l's coordinates: lane l - 1's, one on
             automatic int c[R];
             automatic int e0 = prog[w * NF + F_KIND] == 1 ? F_E_DIMS : F_M_DIMS;
@@ -567,6 +582,10 @@ module hlsgen_core #(
                 end
                 ELEM: if (ready) begin
                     i0 <= i0 + VEC * PE;
+                    if (f[X + X_PDIV] > 0) begin          // PQ rows and PR iterations on, one carry
+                        prow <= prow + f[X + X_PQ] + (p_carry ? 1 : 0);
+                        prem <= p_carry ? prem + f[X + X_PR] - f[X + X_PDIV] : prem + f[X + X_PR];
+                    end
                     for (int l = 0; l < ML; l++) begin   // each lane VEC x PE on: the ESTEP digits, one carry each
                         automatic logic carry = 1'b0;
                         for (int k = R - 1; k >= 0; k--) begin

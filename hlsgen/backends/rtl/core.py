@@ -118,6 +118,74 @@ def _element_step(f: List[int], order: List[int], lanes: int) -> List[int]:
     return step
 
 
+def _row_of(j, geometry):
+    """The row of offset j in a source of geometry (C*H*W, H, W, ALL), as the top's counters
+    count rows: (j / CHW) * H + (j / W) % H (numpy arrays too)."""
+    chw, h, w = geometry[:3]
+    return (j // chw) * h + (j // w) % h
+
+
+# an element word's linear maps are checked on every element up to this many, on a sample beyond
+LINEAR_CHECK = 1 << 22
+
+
+def _element_linear(task: str, f: List[int], geometries: List[List[int]], pdiv: int, lanes: int) -> Dict[str, List[int]]:
+    """An element word's ELEMS, PQ, PR, QW and RW fields (RTL_FIELDS), which spare hlsgen_core
+    every run-time divide but a resize's: its element count; the lanes (VEC x PE) as whole rows
+    of publication and the rest (PQ, PR: the published row count is a counter with one carry);
+    per dimension, the requantization row one step of it moves (QW, so the row of coordinates co
+    is RQ + sum co[d] * QW[d] instead of (lin / INNER) % CHANS); and per source, the source row
+    one step moves (RW, so the row check of an element is a sum of coordinates times constants
+    instead of (j / CHW) * H + (j / W) % H of its offset j). The sums are exact only where the
+    word's dimensions do not straddle the tensor's (channel, row) digits, which holds for the
+    words hlsgen builds: this checks it, on every element (a sample of 2^22 and the corners beyond),
+    and refuses the word otherwise. `geometries`: per source, its row geometry, or None where the
+    core does not check rows."""
+    kind = f[WORD["KIND"]]
+    d0 = WORD["E_DIMS"] if kind == KIND_ELTWISE else WORD["M_DIMS"]
+    dims = [int(v) for v in f[d0:d0 + MAX_RANK]]
+    elems = math.prod(dims)
+    rstride = [math.prod(dims[d + 1:]) for d in range(MAX_RANK)]     # row-major strides of the dims
+    # coordinates to check: all, or a sample and the last element
+    if elems <= LINEAR_CHECK:
+        lin = np.arange(elems, dtype=np.int64)
+    else:
+        lin = np.unique(np.concatenate([np.random.default_rng(0).integers(0, elems, LINEAR_CHECK), [0, elems - 1]]))
+    co = np.stack(np.unravel_index(lin, dims)).astype(np.int64) if elems else np.zeros((MAX_RANK, 0), np.int64)
+
+    def refuse(what):
+        raise ValueError(f"task {label(task, 40)}: hlsgen_core cannot compute its {what} as a sum of coordinates "
+                         "times constants (its word's dimensions straddle the tensor's); please report this model")
+
+    qw = [0] * MAX_RANK
+    if kind == KIND_ELTWISE and f[WORD["E_CHANS"]] > 1:
+        inner, chans = f[WORD["E_INNER"]], f[WORD["E_CHANS"]]
+        qw = [(rstride[d] // inner) % chans for d in range(MAX_RANK)]
+        if not np.array_equal((lin // inner) % chans, np.asarray(qw, np.int64) @ co):
+            refuse("requantization rows")
+    rw = []
+    for t, geo in enumerate(geometries):
+        if geo is None or t >= (f[WORD["E_NT"]] if kind == KIND_ELTWISE else 1):
+            rw += [0] * MAX_RANK
+            continue
+        if kind == KIND_ELTWISE:
+            unit = f[WORD["E_TERMS"] + t * WORD["E_TERM"] + WORD["E_STRIDES"]:][:MAX_RANK]
+            src = co
+        elif kind == KIND_MOVE:
+            unit = f[WORD["M_STRIDE"]:WORD["M_STRIDE"] + MAX_RANK]
+            mul, div, add = (np.asarray(f[WORD[k]:WORD[k] + MAX_RANK], np.int64)[:, None] for k in ("M_MUL", "M_DIV", "M_ADD"))
+            src = co * mul // div + add
+        else:
+            unit, src = rstride, co
+        unit = np.asarray(unit, np.int64)
+        r = [int(_row_of(int(u), geo)) for u in unit]
+        if not np.array_equal(_row_of(unit @ src, geo), np.asarray(r, np.int64) @ src):
+            refuse(f"source {t}'s row checks")
+        rw += r
+    pq, pr = (lanes // pdiv, lanes % pdiv) if pdiv > 0 else (0, 0)
+    return {"ELEMS": [elems], "PQ": [pq], "PR": [pr], "QW": qw, "RW": rw}
+
+
 WIN_FIELDS = ("ICHW", "GHW", "GQ", "GR", "SHW", "YOFF0", "VSW", "PRED", "OHW", "POHW", "OCHW", "RED")
 
 
@@ -140,10 +208,12 @@ def word_cycles(f: List[int], vec: int, pe: int, simd: int, lat: int) -> int:
 # the fields hlsgen_core adds after the HLS core's word (templates/rtl/hlsgen_core.sv), with their
 # widths: the folding, the drain, the tap table offset, the element iteration order, the output's
 # row counter (id, iterations per published row, rows), two sources (counter id, C*H*W, H, W, ALL),
-# the publication delay, and the off-chip waits (write-back at the task's end, streamed weights)
+# the publication delay, the off-chip waits (write-back at the task's end, streamed weights), the
+# window words' address steps, and the element words' lane steps, element count, publication
+# steps and linear maps (requantization rows, source rows)
 RTL_FIELDS = (("VEC", 1), ("PE", 1), ("SIMD", 1), ("LAT", 1), ("TAP", 1), ("ORD", MAX_RANK), ("PID", 1), ("PDIV", 1),
               ("PTOT", 1), ("SRC0", 5), ("SRC1", 5), ("PLAT", 1), ("HOLD", 1), ("WWAIT", 1), ("WIN", len(WIN_FIELDS)),
-              ("ESTEP", MAX_RANK))
+              ("ESTEP", MAX_RANK), ("ELEMS", 1), ("PQ", 1), ("PR", 1), ("QW", MAX_RANK), ("RW", 2 * MAX_RANK))
 SRC_FIELDS = ("ID", "CHW", "H", "W", "ALL")
 NX = sum(w for _, w in RTL_FIELDS)
 
@@ -263,14 +333,29 @@ def _cores(graph: Graph, sched: Schedule):
     return core_of, stage_of, stages, ncores
 
 
+def _shuffle_pixels(f: List[int], shape) -> List[int]:
+    """A 4-D channel shuffle's move word (dims N, C/G, G, H*W) with its pixels as two dims,
+    (N, C/G, G, H, W): the rows its reads wait for are then a sum of its coordinates times
+    constants (H*W as one dim would need a divide by W)."""
+    h, w = int(shape[2]), int(shape[3])
+    dims = f[WORD["M_DIMS"]:WORD["M_DIMS"] + MAX_RANK]
+    stride = f[WORD["M_STRIDE"]:WORD["M_STRIDE"] + MAX_RANK]
+    if dims[0] != 1 or dims[5] != h * w or stride[5] != 1:
+        raise ValueError(f"a channel shuffle's word has dims {dims}, strides {stride}: not (N, C/G, G, H*W)")
+    g = list(f)
+    g[WORD["M_DIMS"]:WORD["M_DIMS"] + MAX_RANK] = dims[1:5] + [h, w]
+    g[WORD["M_STRIDE"]:WORD["M_STRIDE"] + MAX_RANK] = stride[1:5] + [w, 1]
+    return g
+
+
 def _iteration(kind: int, task, out_shape, src_shape, last: bool, pid: int):
     """An element word's iteration order, and how it publishes its output's rows:
     (order, iterations per published row or 0 for the end only, counter id or -1). A scatter's
     dims are its source's (`src_shape`); the others iterate over their output."""
     four = len(out_shape) == 4
     if kind == KIND_MOVE and task.op == "channel_shuffle":
-        # dims (N, C/G, G, H*W): pixels before channels
-        return ([0, 1, 2, 5, 3, 4], int(out_shape[1] * out_shape[3]), pid) if four else (NATURAL, 0, pid)
+        # dims (N, C/G, G, H, W) (_shuffle_pixels): pixels before channels
+        return ([0, 1, 4, 5, 2, 3], int(out_shape[1] * out_shape[3]), pid) if four else (NATURAL, 0, pid)
     if kind == KIND_SCATTER:
         order = PIXEL_MAJOR if len(src_shape) == 4 else NATURAL
         if not last:
@@ -346,6 +431,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         tap_off = len(taps)
         kind = f[WORD["KIND"]]
         out = root(tensor_of[f[WORD["DST"]]])
+        if kind == KIND_MOVE and t.op == "channel_shuffle" and len(graph.tensors[out].shape) == 4:
+            f = _shuffle_pixels(f, graph.tensors[out].shape)
         _check_zero_points(t, f, st["sb"])
         _arith(arith[c], t, graph, f, vec, pe, simd)
         if kind == KIND_WINDOW:
@@ -401,7 +488,11 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                  "SRC1": src_fields[1], "PLAT": [plat], "HOLD": [int(last and t.name in writes_out)],
                  "WWAIT": [int(t.name in streamed)],
                  **(_window_steps(f, vec, pe) if kind == KIND_WINDOW else {"WIN": [0] * len(WIN_FIELDS)}),
-                 "ESTEP": [0] * MAX_RANK if kind == KIND_WINDOW else _element_step(f, order, vec * pe)}
+                 "ESTEP": [0] * MAX_RANK if kind == KIND_WINDOW else _element_step(f, order, vec * pe),
+                 **({"ELEMS": [0], "PQ": [0], "PR": [0], "QW": [0] * MAX_RANK, "RW": [0] * (2 * MAX_RANK)}
+                    if kind == KIND_WINDOW else
+                    _element_linear(t.name, f, [sf[1:] if sf[0] >= 0 and sf[4] == 0 else None for sf in src_fields],
+                                    pdiv, vec * pe))}
         first_word.setdefault(t.name, (c, len(words[c]) // (len(f) + NX)))
         words[c] += f + [v for name, _ in RTL_FIELDS for v in extra[name]]
         if t.name not in what[c]:
