@@ -189,7 +189,6 @@ module hlsgen_core #(
         return rows[f[b + S_ID]] > row;
     endfunction
 
-
     // ---------------------------------------------------------------- window datapath
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: fields are ints; the datapath takes the zero point's and init's low bits
     int w_dst, w_rq, w_src, w_zp, w_wsrc, w_woff, w_init, N, C, H, W, O, CG, KH, KW, OH, OW, SH, SW, PT, PL, OG;
