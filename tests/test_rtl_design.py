@@ -230,6 +230,44 @@ def test_element_words_sums_equal_the_divides_they_replace():
     assert x["RW"][6:] == [0] * 6 and x["QW"] == [0] * 6
 
 
+def test_resize_words_are_split_so_that_nothing_divides():
+    """hlsgen_core has no divider: a nearest resize's move word (source coordinate co * MUL /
+    DIV + ADD) reaches it with each scaled dim split into quotient and remainder. Visiting the
+    elements in the word's iteration order, the split word writes the same places from the same
+    sources as the original; a dim that is not a multiple of its factor is refused."""
+    import numpy as np
+    from hlsgen.backends.rtl.core import _split_divides
+    from hlsgen.backends.vitis.kernel import KIND_MOVE, WORD
+
+    def word(dims, div, add):
+        f = [0] * 60
+        f[WORD["KIND"]] = KIND_MOVE
+        for k, v in (("M_DIMS", dims), ("M_MUL", [1] * 6), ("M_DIV", div), ("M_ADD", add),
+                     ("M_STRIDE", [0, 0, 3 * 4 * 5, 4 * 5, 5, 1])):
+            f[WORD[k]:WORD[k] + 6] = v
+        return f
+
+    def visits(f, order):                # (write index, read offset) of every element, in iteration order
+        col = {k: np.asarray(f[WORD[k]:WORD[k] + 6]) for k in ("M_DIMS", "M_MUL", "M_DIV", "M_ADD", "M_STRIDE")}
+        dims = col["M_DIMS"]
+        perm = np.indices([dims[d] for d in order]).reshape(6, -1)
+        co = np.empty_like(perm)
+        co[order] = perm
+        lin = np.ravel_multi_index(tuple(co), tuple(dims))
+        src = (co * col["M_MUL"][:, None] // col["M_DIV"][:, None] + col["M_ADD"][:, None]) * col["M_STRIDE"][:, None]
+        return lin, src.sum(0)
+
+    # a (1, 3, 4, 5) tensor upsampled 2x to (1, 3, 8, 10), its first row pair dropped: 6 rows from row 1
+    f = word([1, 1, 1, 3, 6, 10], [1, 1, 1, 1, 2, 2], [0, 0, 0, 0, 1, 0])
+    order = [0, 1, 2, 4, 5, 3]           # pixel-major
+    g, new_order = _split_divides("up", f, order)
+    assert g[WORD["M_DIV"]:WORD["M_DIV"] + 6] == [1] * 6 and g[WORD["M_DIMS"]:WORD["M_DIMS"] + 6] == [1, 3, 3, 2, 5, 2]
+    for a, b in zip(visits(f, order), visits(g, new_order)):
+        assert np.array_equal(a, b)
+    with pytest.raises(ValueError, match="multiples of the factor"):
+        _split_divides("up", word([1, 1, 1, 3, 7, 10], [1, 1, 1, 1, 2, 2], [0] * 6), order)
+
+
 def test_sim_icarus_and_vitis_rtl_say_what_they_need(exported, tmp_path):
     """SIM=icarus says how to get Icarus Verilog where it is not on PATH; where it is, it either
     passes or, when that Icarus cannot compile the RTL (11.0 and 12.0 cannot), exits 2 with

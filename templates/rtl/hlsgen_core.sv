@@ -64,9 +64,10 @@
 // simulation-first realization (docs/rtl.md): read ports are asynchronous, element words'
 // addresses, row checks and requantization rows are computed from their coordinates with
 // run-time multiplies by word fields (window words' addresses, element words' coordinates and
-// published rows are counters; the one run-time divide left is a resize's co * MUL / DIV), a
-// lane's datapath is computed in one cycle, and the pipeline's depth is a drain of LAT cycles
-// after the word rather than registers inside the datapath.
+// published rows are counters, and nothing divides: a resize's word comes with each scaled dim
+// split into quotient and remainder), a lane's datapath is computed in one cycle, and the
+// pipeline's depth is a drain of LAT cycles after the word rather than registers inside the
+// datapath.
 //
 // Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT x NF words of 32 bits, all cores'),
 // WROM (weights), TAP (per window word and reduction index r: the tap's offset in the input,
@@ -294,9 +295,10 @@ module hlsgen_core #(
                             if (!row_written(t, rw)) e_ready = 1'b0;
                         end
                     end
-                end else if (f[F_KIND] == 2) begin   // move: f = kind dst 0 src dims[6] mul[6] div[6] add[6] stride[6]
+                end else if (f[F_KIND] == 2) begin   // move: f = kind dst 0 src dims[6] mul[6] div[6] add[6] stride[6];
+                                                     // a resize's dims come split (quotient, remainder), so div is 1
                     for (int d = 0; d < R; d++) begin
-                        automatic int c = co[d] * f[F_M_MUL + d] / f[F_M_DIV + d] + f[F_M_ADD + d];
+                        automatic int c = co[d] * f[F_M_MUL + d] + f[F_M_ADD + d];   // DIV is 1 (no resize divides)
                         idx += c * f[F_M_STRIDE + d];
                         rw += c * f[X + X_RW + d];
                     end

@@ -348,6 +348,47 @@ def _shuffle_pixels(f: List[int], shape) -> List[int]:
     return g
 
 
+def _split_divides(task: str, f: List[int], order: List[int]) -> Tuple[List[int], List[int]]:
+    """A move word whose coordinates divide (a nearest resize: co * MUL / DIV + ADD with DIV > 1)
+    rewritten without divides: each such dim of size D becomes two, D / DIV quotients (the
+    source coordinate, + ADD) and DIV remainders (which read nothing new: stride 0). The
+    row-major index over the new dims is the old one, so writes and the iteration order (each
+    dim's quotient then remainder where the dim was) are unchanged; dims of size 1 make room
+    when there are more than MAX_RANK. Returns (word, order)."""
+    at = {k: WORD[k] for k in ("M_DIMS", "M_MUL", "M_DIV", "M_ADD", "M_STRIDE")}
+    cols = {k: list(f[v:v + MAX_RANK]) for k, v in at.items()}
+    if all(v == 1 for v in cols["M_DIV"]):
+        return f, order
+    parts: Dict[int, List[Tuple[int, int, int, int]]] = {}     # old dim -> its new dims (size, mul, add, stride)
+    for d in range(MAX_RANK):
+        size, mul, div, add, stride = (cols[k][d] for k in ("M_DIMS", "M_MUL", "M_DIV", "M_ADD", "M_STRIDE"))
+        if div == 1:
+            parts[d] = [(size, mul, add, stride)]
+        elif mul == 1 and size % div == 0:
+            parts[d] = [(size // div, 1, add, stride), (div, 1, 0, 0)]
+        else:
+            raise ValueError(f"task {label(task, 40)}: hlsgen_core reads a resize as whole source pixels repeated; "
+                             f"a dim of {size} at {mul}/{div} is not (the RTL backend supports integer nearest "
+                             "upsampling of dims that are multiples of the factor)")
+    keys = [(d, j) for d in range(MAX_RANK) for j in range(len(parts[d]))]     # row-major
+    while len(keys) > MAX_RANK:                                # a dim of size 1 at offset 0 reads nothing
+        ones = [k for k in keys if parts[k[0]][k[1]][0] == 1 and parts[k[0]][k[1]][2] == 0]
+        if not ones:
+            raise ValueError(f"task {label(task, 40)}: its resize needs more than {MAX_RANK} dims in hlsgen_core")
+        keys.remove(ones[0])
+    pad = MAX_RANK - len(keys)
+    keys = [None] * pad + keys                                 # size-1 padding, outermost
+    g = list(f)
+    for k, key in enumerate(keys):
+        size, mul, add, stride = parts[key[0]][key[1]] if key else (1, 1, 0, 0)
+        g[at["M_DIMS"] + k], g[at["M_MUL"] + k], g[at["M_DIV"] + k] = size, mul, 1
+        g[at["M_ADD"] + k], g[at["M_STRIDE"] + k] = add, stride
+    pos = {key: k for k, key in enumerate(keys) if key}
+    new_order = list(range(pad)) + [pos[(d, j)] for d in order for j in range(len(parts[d])) if (d, j) in pos]
+    assert sorted(new_order) == list(range(MAX_RANK)), new_order
+    return g, new_order
+
+
 def _iteration(kind: int, task, out_shape, src_shape, last: bool, pid: int):
     """An element word's iteration order, and how it publishes its output's rows:
     (order, iterations per published row or 0 for the end only, counter id or -1). A scatter's
@@ -450,6 +491,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                 srcs = [tensor_of[f[WORD["SRC"]]]]
             sshape = graph.tensors[srcs[0]].shape if kind == KIND_SCATTER else ()
             order, pdiv, pid = _iteration(kind, t, oshape, sshape, last, counter[out])
+            if kind == KIND_MOVE:
+                f, order = _split_divides(t.name, f, order)
         arith[c]["XB"] = max([arith[c]["XB"]] + [graph.tensors[n].dtype.bits for n in srcs if n is not None])
         first_of_core = not words[c]
         per_task[t.name] = per_task.get(t.name, 0) + word_cycles(f, vec, pe, simd, lat) - (1 if first_of_core else 0)
