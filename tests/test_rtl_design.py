@@ -268,6 +268,96 @@ def test_resize_words_are_split_so_that_nothing_divides():
         _split_divides("up", word([1, 1, 1, 3, 7, 10], [1, 1, 1, 1, 2, 2], [0] * 6), order)
 
 
+def test_element_maps_step_through_the_addresses_of_every_element():
+    """hlsgen_core keeps each lane's element-word addresses and rows in accumulators: lane l
+    starts MONE (plus MADJ per carry) after lane l - 1, and every step adds MSTEP plus MADJ per
+    digit that carries. Stepped here as the core steps them (VEC x PE = 7 lanes, pixel-major
+    order), on an eltwise word with a broadcast term, a resize's split move word (with a row
+    offset) and a scatter at a channel offset, they equal at every element the products they
+    replace: the write address, the read addresses, the rows the reads wait for and the
+    requantization row."""
+    import numpy as np
+    from hlsgen.backends.rtl.core import NMAP, _element_linear, _element_maps, _element_step, _split_divides
+    from hlsgen.backends.vitis.kernel import KIND_ELTWISE, KIND_MOVE, KIND_SCATTER, WORD
+
+    n, c, h, w = 2, 3, 4, 5
+    geo = [c * h * w, h, w, 0]
+    row = lambda j: (j // (c * h * w)) * h + (j // w) % h  # noqa: E731
+    lanes, pixel_major = 7, [0, 1, 2, 4, 5, 3]
+
+    def check(f, order, geos, expect):
+        x = {"ESTEP": _element_step(f, order, lanes)}
+        x.update(_element_linear("t", f, geos, 0, lanes))
+        x.update(_element_maps(f, order, x))
+        d0 = WORD["E_DIMS"] if f[WORD["KIND"]] == KIND_ELTWISE else WORD["M_DIMS"]
+        dims = f[d0:d0 + 6]
+        elems = int(np.prod(dims))
+        cc, a, eco, acc = [0] * 6, list(x["MB"]), [], []
+        for _ in range(lanes):                              # fetch: lane l one on from lane l - 1
+            eco.append(list(cc))
+            acc.append(list(a))
+            a = [a[m] + x["MONE"][m] for m in range(NMAP)]
+            carry = True
+            for k in reversed(range(6)):
+                d = order[k]
+                if carry:
+                    cc[d] += 1
+                    carry = cc[d] >= dims[d]
+                    if carry:
+                        cc[d] = 0
+                        a = [a[m] + x["MADJ"][m * 6 + d] for m in range(NMAP)]
+        seen = 0
+        for i0 in range(0, elems, lanes):
+            for ln in range(lanes):
+                if i0 + ln < elems:
+                    assert acc[ln] == expect(eco[ln]), (i0 + ln, eco[ln], acc[ln], expect(eco[ln]))
+                    seen += 1
+                a = [acc[ln][m] + x["MSTEP"][m] for m in range(NMAP)]
+                carry = False
+                for k in reversed(range(6)):                # the ELEM step
+                    d = order[k]
+                    sm = eco[ln][d] + x["ESTEP"][d] + carry
+                    carry = sm >= dims[d]
+                    eco[ln][d] = sm - dims[d] if carry else sm
+                    if carry:
+                        a = [a[m] + x["MADJ"][m * 6 + d] for m in range(NMAP)]
+                acc[ln] = a
+        assert seen == elems
+
+    f = [0] * 80                                            # eltwise: y = x0 + x1 (x1 broadcast over channels)
+    f[WORD["KIND"]], f[WORD["DST"]], f[WORD["RQ"]], f[WORD["E_NT"]] = KIND_ELTWISE, 1000, 50, 2
+    f[WORD["E_INNER"]], f[WORD["E_CHANS"]] = h * w, c
+    f[WORD["E_DIMS"]:WORD["E_DIMS"] + 6] = [1, 1, n, c, h, w]
+    t0, t1 = (WORD["E_TERMS"] + k * WORD["E_TERM"] for k in range(2))
+    f[t0], f[t1] = 300, 700
+    s0, s1 = [0, 0, c * h * w, h * w, w, 1], [0, 0, h * w, 0, w, 1]
+    f[t0 + WORD["E_STRIDES"]:t0 + WORD["E_STRIDES"] + 6], f[t1 + WORD["E_STRIDES"]:t1 + WORD["E_STRIDES"] + 6] = s0, s1
+    lin = lambda co, dims: int(np.ravel_multi_index(tuple(co), tuple(dims)))  # noqa: E731
+    check(f, pixel_major, [geo, [h * w, h, w, 0]],
+          lambda co: [1000 + lin(co, [1, 1, n, c, h, w]), 300 + int(np.dot(co, s0)), 700 + int(np.dot(co, s1)),
+                      row(int(np.dot(co, s0))), (int(np.dot(co, s1)) // (h * w)) * h + (int(np.dot(co, s1)) // w) % h,
+                      50 + co[3]])
+
+    m = [0] * 80                                            # move: 2x nearest upsample of rows 1.. of the source
+    m[WORD["KIND"]], m[WORD["DST"]], m[WORD["SRC"]] = KIND_MOVE, 2000, 400
+    for k, v in (("M_DIMS", [1, 1, n, c, 6, 10]), ("M_MUL", [1] * 6), ("M_DIV", [1, 1, 1, 1, 2, 2]),
+                 ("M_ADD", [0, 0, 0, 0, 1, 0]), ("M_STRIDE", [0, 0, c * h * w, h * w, w, 1])):
+        m[WORD[k]:WORD[k] + 6] = v
+    g, order = _split_divides("up", m, pixel_major)
+    gd = g[WORD["M_DIMS"]:WORD["M_DIMS"] + 6]
+    src = lambda co: int(np.dot([co[k] + g[WORD["M_ADD"] + k] for k in range(6)], g[WORD["M_STRIDE"]:WORD["M_STRIDE"] + 6]))  # noqa: E731
+    check(g, order, [geo, None], lambda co: [2000 + lin(co, gd), 400 + src(co), 0, row(src(co)), 0, 0])
+
+    sc = [0] * 80                                           # scatter: x into channels 2.. of a 5-channel tensor
+    sc[WORD["KIND"]], sc[WORD["DST"]], sc[WORD["SRC"]] = KIND_SCATTER, 3000, 500
+    ost = [0, 0, 5 * h * w, h * w, w, 1]
+    for k, v in (("M_DIMS", [1, 1, n, c, h, w]), ("S_OFFSET", [0, 0, 0, 2, 0, 0]), ("S_OSTRIDE", ost)):
+        sc[WORD[k]:WORD[k] + 6] = v
+    check(sc, pixel_major, [geo, None],
+          lambda co: [3000 + int(np.dot([co[k] + (2 if k == 3 else 0) for k in range(6)], ost)),
+                      500 + lin(co, [1, 1, n, c, h, w]), 0, row(lin(co, [1, 1, n, c, h, w])), 0, 0])
+
+
 def test_sim_icarus_and_vitis_rtl_say_what_they_need(exported, tmp_path):
     """SIM=icarus says how to get Icarus Verilog where it is not on PATH; where it is, it either
     passes or, when that Icarus cannot compile the RTL (11.0 and 12.0 cannot), exits 2 with

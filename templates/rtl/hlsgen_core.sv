@@ -21,6 +21,7 @@
 //   1 eltwise  requant / add / clip: VEC x PE outputs per cycle
 //   2 move     affine gather (transpose, slice, split, resize, channel shuffle): VEC x PE per cycle
 //   3 scatter  affine scatter (concat): VEC x PE per cycle
+//              (element words carry their VEC x PE lanes as VEC = 1, PE = VEC x PE)
 //   VEC, PE, SIMD                the folding
 //   LAT                          pipeline depth drained after the word (the cost model's
 //                                depth_of; 0 on all but a task's last word)
@@ -55,19 +56,27 @@
 //   RW (6), (6)                  element words, per source: per dimension, the source rows one
 //                                step of it moves (the row an element's check waits for is
 //                                sum c[d] * RW[d] of its source coordinates c)
+//   MB, MONE, MSTEP (NMAP each), MADJ (NMAP x 6)
+//                                element words: the NMAP = 6 maps each lane keeps in accumulators
+//                                (write address, read addresses of sources 0 and 1, the rows those
+//                                reads wait for, the requantization row), each B + sum co[d] * K[d]
+//                                of the lane's coordinates: their values at the first element
+//                                (MB), one element on (MONE: K of the innermost digit), VEC x PE
+//                                on (MSTEP: sum ESTEP[d] * K[d]), and per digit d that carries
+//                                (MADJ: K of the next outer digit - dim[d] * K[d])
 // A word takes 1 fetch cycle (none for a core's first word) + its steps + the cycles it waits +
 // LAT. start runs words [first, last) once, then pulses done. Each core has the lanes and
 // arithmetic its own words need (MV, MP, MS, ML and the hlsgen_core_dp parameters, from
 // hlsgen/backends/rtl/core.py).
 //
 // The arithmetic is hlsgen_core_dp (synthesizable: `make synth-yosys`). The rest is a
-// simulation-first realization (docs/rtl.md): read ports are asynchronous, element words'
-// addresses, row checks and requantization rows are computed from their coordinates with
-// run-time multiplies by word fields (window words' addresses, element words' coordinates and
-// published rows are counters, and nothing divides: a resize's word comes with each scaled dim
-// split into quotient and remainder), a lane's datapath is computed in one cycle, and the
-// pipeline's depth is a drain of LAT cycles after the word rather than registers inside the
-// datapath.
+// simulation-first realization (docs/rtl.md): read ports are asynchronous and int-addressed,
+// a lane's datapath is computed in one cycle, and the pipeline's depth is a drain of LAT cycles
+// after the word rather than registers inside the datapath. Its control multiplies no two
+// run-time values and divides nothing: window words' addresses, element words' coordinates,
+// addresses, row checks, requantization rows and published rows are counters and accumulators
+// stepped by word fields, plus lane-constant multiples of fields (v * SW, p * RED) in a window
+// step (a resize's word comes with each scaled dim split into quotient and remainder).
 //
 // Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT x NF words of 32 bits, all cores'),
 // WROM (weights), TAP (per window word and reduction index r: the tap's offset in the input,
@@ -255,6 +264,10 @@ module hlsgen_core #(
     // ---------------------------------------------------------------- element datapaths
     int i0, elements;
     int eco[ML][R];                          // each lane's coordinates (iteration i0 + l in the word's order)
+    // each lane's maps, B + sum co[d] * K[d] of its coordinates, kept as accumulators (MB, MONE,
+    // MSTEP, MADJ): write address, read addresses of sources 0 and 1, the rows those reads wait
+    // for, the requantization row
+    int acc[ML][NMAP];
     int prow, prem;                          // (i0 / PDIV, i0 % PDIV): rows published so far, and the rest
     assign elements = f[X + X_ELEMS];
     logic e_we[ML];
@@ -263,55 +276,26 @@ module hlsgen_core #(
     logic e_ready;
     int e_raddr[NR];
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses are ints, the memory decodes the low bits
-    always_comb begin                        // each lane's element: where it reads, where it writes
+    always_comb begin                        // each lane's element: where it reads, where it writes (its maps)
         e_ready = 1'b1;
         for (int k = 0; k < NR; k++) e_raddr[k] = 0;
         for (int l = 0; l < ML; l++) begin
-            automatic int i = i0 + l;
-            automatic int co[R];
-            automatic int lin = 0;
-            automatic int idx = 0;
-            automatic int rw = 0;            // the source row the element waits for
-            automatic int d0 = f[F_KIND] == 1 ? F_E_DIMS : F_M_DIMS;
-            for (int d = 0; d < R; d++) co[d] = eco[l][d];
-            for (int d = 0; d < R; d++) lin = lin * f[d0 + d] + co[d];   // its row-major index
-            e_we[l] = state == ELEM && l < VEC * PE && i < elements;
+            e_we[l] = state == ELEM && l < PE && i0 + l < elements;      // element words have VEC = 1
             e_dst[l] = 0;
             e_row[l] = 0;
             if (e_we[l]) begin
-                e_dst[l] = f[F_DST] + lin;
-                if (f[F_KIND] == 1) begin        // eltwise: f = kind dst rq nt inner chans dims[6] terms{src zp strides[6]}
-                    e_row[l] = f[F_RQ];
-                    for (int d = 0; d < R; d++) e_row[l] += co[d] * f[X + X_QW + d];
+                e_dst[l] = acc[l][0];
+                if (f[F_KIND] == 1) begin        // eltwise: up to two terms, requantized
+                    e_row[l] = acc[l][5];
                     for (int t = 0; t < 2; t++) begin
                         if (t < f[F_E_NT]) begin
-                            idx = 0;
-                            rw = 0;
-                            for (int d = 0; d < R; d++) begin
-                                idx += co[d] * f[F_E_TERMS + t * F_E_TERM + F_E_STRIDES + d];
-                                rw += co[d] * f[X + X_RW + R * t + d];
-                            end
-                            e_raddr[t * ML + l] = f[F_E_TERMS + t * F_E_TERM] + idx;
-                            if (!row_written(t, rw)) e_ready = 1'b0;
+                            e_raddr[t * ML + l] = acc[l][1 + t];
+                            if (!row_written(t, acc[l][3 + t])) e_ready = 1'b0;
                         end
                     end
-                end else if (f[F_KIND] == 2) begin   // move: f = kind dst 0 src dims[6] mul[6] div[6] add[6] stride[6];
-                                                     // a resize's dims come split (quotient, remainder), so div is 1
-                    for (int d = 0; d < R; d++) begin
-                        automatic int c = co[d] * f[F_M_MUL + d] + f[F_M_ADD + d];   // DIV is 1 (no resize divides)
-                        idx += c * f[F_M_STRIDE + d];
-                        rw += c * f[X + X_RW + d];
-                    end
-                    e_raddr[l] = f[F_SRC] + idx;
-                    if (!row_written(0, rw)) e_ready = 1'b0;
-                end else if (f[F_KIND] == 3) begin   // scatter: f = kind dst 0 src dims[6] offset[6] out_strides[6]
-                    for (int d = 0; d < R; d++) begin
-                        idx += (co[d] + f[F_S_OFFSET + d]) * f[F_S_OSTRIDE + d];
-                        rw += co[d] * f[X + X_RW + d];
-                    end
-                    e_raddr[l] = f[F_SRC] + lin;
-                    if (!row_written(0, rw)) e_ready = 1'b0;
-                    e_dst[l] = f[F_DST] + idx;
+                end else begin                   // move, scatter: one source
+                    e_raddr[l] = acc[l][1];
+                    if (!row_written(0, acc[l][3])) e_ready = 1'b0;
                 end
             end
         end
@@ -390,7 +374,7 @@ module hlsgen_core #(
     assign ready = state == WIN ? w_ready : e_ready;
     assign w_fire = state == WIN && w_ready;
     assign e_fire = state == ELEM && e_ready;
-    assign e_last = i0 + VEC * PE >= elements;
+    assign e_last = i0 + PE >= elements;   // element words (VEC = 1, PE lanes)
     always_comb for (int k = 0; k < NR; k++) raddr[k] = state == WIN ? w_raddr[k] : e_raddr[k];
     always_comb begin
         for (int k = 0; k < NW; k++) begin
@@ -467,18 +451,27 @@ module hlsgen_core #(
         n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; i0 <= 0; prow <= 0; prem <= 0;
         begin                                // lane l's coordinates: lane l - 1's, one on
             automatic int c[R];
+            automatic int a[NMAP];
             automatic int e0 = prog[w * NF + F_KIND] == 1 ? F_E_DIMS : F_M_DIMS;
             for (int d = 0; d < R; d++) c[d] = 0;
+            for (int m = 0; m < NMAP; m++) a[m] = int'(prog[w * NF + X + X_MB + m]);
             for (int l = 0; l < ML; l++) begin
                 automatic logic carry = 1'b1;
                 for (int d = 0; d < R; d++) eco[l][d] <= c[d];
+                for (int m = 0; m < NMAP; m++) begin
+                    acc[l][m] <= a[m];
+                    a[m] = a[m] + int'(prog[w * NF + X + X_MONE + m]);
+                end
                 for (int k = R - 1; k >= 0; k--) begin
                     automatic int d = int'(prog[w * NF + X + X_ORD + k]);
                     automatic int dim = int'(prog[w * NF + e0 + d]);
                     if (carry) begin
                         c[d] = c[d] + 1;
                         carry = c[d] >= dim;
-                        if (carry) c[d] = 0;
+                        if (carry) begin
+                            c[d] = 0;
+                            for (int m = 0; m < NMAP; m++) a[m] = a[m] + int'(prog[w * NF + X + X_MADJ + m * R + d]);
+                        end
                     end
                 end
             end
@@ -582,20 +575,24 @@ module hlsgen_core #(
                     end
                 end
                 ELEM: if (ready) begin
-                    i0 <= i0 + VEC * PE;
+                    i0 <= i0 + PE;
                     if (f[X + X_PDIV] > 0) begin          // PQ rows and PR iterations on, one carry
                         prow <= prow + f[X + X_PQ] + (p_carry ? 1 : 0);
                         prem <= p_carry ? prem + f[X + X_PR] - f[X + X_PDIV] : prem + f[X + X_PR];
                     end
-                    for (int l = 0; l < ML; l++) begin   // each lane VEC x PE on: the ESTEP digits, one carry each
-                        automatic logic carry = 1'b0;
+                    for (int l = 0; l < ML; l++) begin   // each lane VEC x PE on: the ESTEP digits, one carry each,
+                        automatic logic carry = 1'b0;     // and its maps MSTEP on, MADJ more per digit that carries
+                        automatic int a[NMAP];
+                        for (int m = 0; m < NMAP; m++) a[m] = acc[l][m] + f[X + X_MSTEP + m];
                         for (int k = R - 1; k >= 0; k--) begin
                             automatic int d = f[X + X_ORD + k];
                             automatic int dim = f[(f[F_KIND] == 1 ? F_E_DIMS : F_M_DIMS) + d];
                             automatic int sum = eco[l][d] + f[X + X_ESTEP + d] + (carry ? 1 : 0);
                             carry = sum >= dim;
                             eco[l][d] <= carry ? sum - dim : sum;
+                            if (carry) for (int m = 0; m < NMAP; m++) a[m] = a[m] + f[X + X_MADJ + m * R + d];
                         end
+                        for (int m = 0; m < NMAP; m++) acc[l][m] <= a[m];
                     end
                     if (e_last) state <= (lat > 0) ? DRAIN : FETCH;
                 end

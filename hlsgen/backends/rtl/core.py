@@ -186,6 +186,52 @@ def _element_linear(task: str, f: List[int], geometries: List[List[int]], pdiv: 
     return {"ELEMS": [elems], "PQ": [pq], "PR": [pr], "QW": qw, "RW": rw}
 
 
+NMAP = 6      # an element word's linear maps: write address, read addresses 0 and 1, rows 0 and 1, rq row
+
+
+def _element_maps(f: List[int], order: List[int], lin: Dict[str, List[int]]) -> Dict[str, List[int]]:
+    """An element word's address maps (MB, MONE, MSTEP, MADJ in RTL_FIELDS): the six values a
+    lane needs per element, each B + sum co[d] * K[d] of its coordinates co (write address,
+    read addresses of sources 0 and 1, the rows those reads wait for, the requantization row),
+    as hlsgen_core keeps them: in per-lane accumulators, with no multiply. Lane l starts one
+    step (MONE, plus the carries) after lane l - 1; each cycle every lane adds MSTEP (the ESTEP
+    digits times K) and, for every digit that carries out, MADJ (the next outer digit's K less
+    the digit's dim times its own K). `lin`: the word's QW and RW fields (_element_linear)."""
+    kind = f[WORD["KIND"]]
+    d0 = WORD["E_DIMS"] if kind == KIND_ELTWISE else WORD["M_DIMS"]
+    dims = [int(v) for v in f[d0:d0 + MAX_RANK]]
+    rstride = [math.prod(dims[d + 1:]) for d in range(MAX_RANK)]
+    zero = [0] * MAX_RANK
+    rw0, rw1 = lin["RW"][:MAX_RANK], lin["RW"][MAX_RANK:]
+    col = lambda k: list(f[WORD[k]:WORD[k] + MAX_RANK])    # noqa: E731
+    if kind == KIND_ELTWISE:
+        nt = f[WORD["E_NT"]]
+        term = lambda t: WORD["E_TERMS"] + t * WORD["E_TERM"]     # noqa: E731
+        strides = [list(f[term(t) + WORD["E_STRIDES"]:][:MAX_RANK]) if t < nt else zero for t in range(2)]
+        maps = [(f[WORD["DST"]], rstride), (f[term(0)], strides[0]), (f[term(1)] if nt > 1 else 0, strides[1]),
+                (0, rw0), (0, rw1), (f[WORD["RQ"]], lin["QW"])]
+    elif kind == KIND_MOVE:
+        mul, add, stride = col("M_MUL"), col("M_ADD"), col("M_STRIDE")
+        if any(v != 1 for v in col("M_DIV")):
+            raise ValueError("a move word reached hlsgen_core with a divide (see _split_divides)")
+        maps = [(f[WORD["DST"]], rstride),
+                (f[WORD["SRC"]] + sum(a * s_ for a, s_ in zip(add, stride)), [m * s_ for m, s_ in zip(mul, stride)]),
+                (0, zero), (sum(a * r for a, r in zip(add, rw0)), [m * r for m, r in zip(mul, rw0)]), (0, zero), (0, zero)]
+    else:
+        off, ost = col("S_OFFSET"), col("S_OSTRIDE")
+        maps = [(f[WORD["DST"]] + sum(o * s_ for o, s_ in zip(off, ost)), ost), (f[WORD["SRC"]], rstride), (0, zero),
+                (0, rw0), (0, zero), (0, zero)]
+    outer = {order[k]: (order[k - 1] if k > 0 else None) for k in range(MAX_RANK)}
+    estep = lin["ESTEP"]
+    mb, mone, mstep, madj = [], [], [], []
+    for b, k in maps:
+        mb.append(int(b))
+        mone.append(int(k[order[-1]]))
+        mstep.append(int(sum(e * kk for e, kk in zip(estep, k))))
+        madj += [int((k[outer[d]] if outer[d] is not None else 0) - dims[d] * k[d]) for d in range(MAX_RANK)]
+    return {"MB": mb, "MONE": mone, "MSTEP": mstep, "MADJ": madj}
+
+
 WIN_FIELDS = ("ICHW", "GHW", "GQ", "GR", "SHW", "YOFF0", "VSW", "PRED", "OHW", "POHW", "OCHW", "RED")
 
 
@@ -213,7 +259,8 @@ def word_cycles(f: List[int], vec: int, pe: int, simd: int, lat: int) -> int:
 # steps and linear maps (requantization rows, source rows)
 RTL_FIELDS = (("VEC", 1), ("PE", 1), ("SIMD", 1), ("LAT", 1), ("TAP", 1), ("ORD", MAX_RANK), ("PID", 1), ("PDIV", 1),
               ("PTOT", 1), ("SRC0", 5), ("SRC1", 5), ("PLAT", 1), ("HOLD", 1), ("WWAIT", 1), ("WIN", len(WIN_FIELDS)),
-              ("ESTEP", MAX_RANK), ("ELEMS", 1), ("PQ", 1), ("PR", 1), ("QW", MAX_RANK), ("RW", 2 * MAX_RANK))
+              ("ESTEP", MAX_RANK), ("ELEMS", 1), ("PQ", 1), ("PR", 1), ("QW", MAX_RANK), ("RW", 2 * MAX_RANK),
+              ("MB", NMAP), ("MONE", NMAP), ("MSTEP", NMAP), ("MADJ", NMAP * MAX_RANK))
 SRC_FIELDS = ("ID", "CHW", "H", "W", "ALL")
 NX = sum(w for _, w in RTL_FIELDS)
 
@@ -243,6 +290,7 @@ def word_package() -> str:
     lines += [f"    localparam int S_{k} = {i};" for i, k in enumerate(SRC_FIELDS)]
     lines += [f"    localparam int W_{k} = {i};      // from X + X_WIN" for i, k in enumerate(WIN_FIELDS)]
     lines += [f"    localparam int S_WIDTH = {len(SRC_FIELDS)};", f"    localparam int NX = {NX};",
+              f"    localparam int NMAP = {NMAP};      // an element word's address maps (MB, MONE, MSTEP, MADJ)",
               "    /* verilator lint_on UNUSEDPARAM */", "endpackage", ""]
     return "\n".join(lines)
 PIXEL_MAJOR = [0, 1, 2, 4, 5, 3]     # rank-6 order N, H, W, C of a 4-D tensor padded to six dims
@@ -531,11 +579,14 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                  "SRC1": src_fields[1], "PLAT": [plat], "HOLD": [int(last and t.name in writes_out)],
                  "WWAIT": [int(t.name in streamed)],
                  **(_window_steps(f, vec, pe) if kind == KIND_WINDOW else {"WIN": [0] * len(WIN_FIELDS)}),
-                 "ESTEP": [0] * MAX_RANK if kind == KIND_WINDOW else _element_step(f, order, vec * pe),
-                 **({"ELEMS": [0], "PQ": [0], "PR": [0], "QW": [0] * MAX_RANK, "RW": [0] * (2 * MAX_RANK)}
-                    if kind == KIND_WINDOW else
-                    _element_linear(t.name, f, [sf[1:] if sf[0] >= 0 and sf[4] == 0 else None for sf in src_fields],
-                                    pdiv, vec * pe))}
+                 "ESTEP": [0] * MAX_RANK if kind == KIND_WINDOW else _element_step(f, order, vec * pe)}
+        if kind == KIND_WINDOW:
+            extra.update(ELEMS=[0], PQ=[0], PR=[0], QW=[0] * MAX_RANK, RW=[0] * (2 * MAX_RANK), MB=[0] * NMAP,
+                         MONE=[0] * NMAP, MSTEP=[0] * NMAP, MADJ=[0] * (NMAP * MAX_RANK))
+        else:
+            extra.update(_element_linear(t.name, f, [sf[1:] if sf[0] >= 0 and sf[4] == 0 else None for sf in src_fields],
+                                         pdiv, vec * pe))
+            extra.update(_element_maps(f, order, extra))
         first_word.setdefault(t.name, (c, len(words[c]) // (len(f) + NX)))
         words[c] += f + [v for name, _ in RTL_FIELDS for v in extra[name]]
         if t.name not in what[c]:
