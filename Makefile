@@ -36,11 +36,13 @@ demo: install
 	@echo "      simulation); make csynth/cosim/xclbin there where Vitis is installed"
 
 # the tests' Verilator builds share a ccache of their own (sim/hlsgen_sim/runner.py); `make clean` empties it
+TEST_ENV := CCACHE_DIR=$(CURDIR)/build/ccache
+
 test: install
-	CCACHE_DIR=$(CURDIR)/build/ccache $(PY) -m pytest -q -n $(TEST_JOBS) --durations=15
+	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_JOBS) --durations=15
 
 test-fast: install
-	CCACHE_DIR=$(CURDIR)/build/ccache $(PY) -m pytest -q -n $(TEST_JOBS) -m "not slow"
+	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_JOBS) -m "not slow"
 
 clean:
 	rm -rf build .pytest_cache

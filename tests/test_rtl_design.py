@@ -183,10 +183,10 @@ def test_element_words_sums_equal_the_divides_they_replace():
     with a counter (PQ, PR): on an eltwise word with a broadcast term and on a channel shuffle,
     every element's sums equal the divides ((lin / INNER) % CHANS, (j / CHW) * H + (j / W) % H,
     (i0 + VEC*PE) / PDIV). A shuffle word with H*W as one dimension cannot be written so and is
-    refused; _shuffle_pixels splits it into H and W."""
+    refused; the shuffle word both backends build (kernel.py) has H and W as two."""
     import numpy as np
-    from hlsgen.backends.rtl.core import _element_linear, _shuffle_pixels
-    from hlsgen.backends.vitis.kernel import KIND_ELTWISE, KIND_MOVE, WORD
+    from hlsgen.backends.rtl.core import _element_linear
+    from hlsgen.backends.vitis.kernel import KIND_ELTWISE, KIND_MOVE, WORD, KernelBuilder
 
     n, c, h, w = 2, 6, 3, 5
     geo = [c * h * w, h, w, 0]
@@ -222,7 +222,9 @@ def test_element_words_sums_equal_the_divides_they_replace():
     m[WORD["M_STRIDE"]:WORD["M_STRIDE"] + 6] = [0, 0, c * h * w, h * w, (c // g) * h * w, 1]
     with pytest.raises(ValueError, match="straddle"):
         _element_linear("shuffle", m, [geo, None], c * w, 4)
-    s = _shuffle_pixels(m, (n, c, h, w))
+    task = type("T", (), {"outputs": ["y"], "name": "shuffle"})()
+    entry = {"kind": "shuffle", "out": 0, "in": 0, "N": n, "C": c, "G": g, "INNER": h * w, "W": w}
+    s = KernelBuilder._move(None, entry, task, lambda name: 0, {0: "x"})
     assert s[WORD["M_DIMS"]:WORD["M_DIMS"] + 6] == [1, n, c // g, g, h, w]
     x = _element_linear("shuffle", s, [geo, None], c * w, 4)
     co = np.stack(np.unravel_index(np.arange(n * c * h * w), (1, n, c // g, g, h, w)))

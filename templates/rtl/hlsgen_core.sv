@@ -51,11 +51,6 @@
 //   ELEMS                        element words: their element count
 //   PQ, PR                       element words: VEC x PE as whole published rows (of PDIV
 //                                iterations) and the rest, so the rows published are a counter
-//   QW (6)                       eltwise words: per dimension, the requantization rows one step
-//                                of it moves (the row is RQ + sum co[d] * QW[d])
-//   RW (6), (6)                  element words, per source: per dimension, the source rows one
-//                                step of it moves (the row an element's check waits for is
-//                                sum c[d] * RW[d] of its source coordinates c)
 //   MB, MONE, MSTEP (NMAP each), MADJ (NMAP x 6)
 //                                element words: the NMAP = 6 maps each lane keeps in accumulators
 //                                (write address, read addresses of sources 0 and 1, the rows those

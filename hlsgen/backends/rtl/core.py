@@ -118,6 +118,13 @@ def _element_step(f: List[int], order: List[int], lanes: int) -> List[int]:
     return step
 
 
+def _element_dims(f: List[int]) -> Tuple[List[int], List[int]]:
+    """An element word's six dims and their row-major strides."""
+    d0 = WORD["E_DIMS"] if f[WORD["KIND"]] == KIND_ELTWISE else WORD["M_DIMS"]
+    dims = [int(v) for v in f[d0:d0 + MAX_RANK]]
+    return dims, [math.prod(dims[d + 1:]) for d in range(MAX_RANK)]
+
+
 def _row_of(j, geometry):
     """The row of offset j in a source of geometry (C*H*W, H, W, ALL), as the top's counters
     count rows: (j / CHW) * H + (j / W) % H (numpy arrays too)."""
@@ -130,22 +137,19 @@ LINEAR_CHECK = 1 << 22
 
 
 def _element_linear(task: str, f: List[int], geometries: List[List[int]], pdiv: int, lanes: int) -> Dict[str, List[int]]:
-    """An element word's ELEMS, PQ, PR, QW and RW fields (RTL_FIELDS), which spare hlsgen_core
-    every run-time divide but a resize's: its element count; the lanes (VEC x PE) as whole rows
-    of publication and the rest (PQ, PR: the published row count is a counter with one carry);
-    per dimension, the requantization row one step of it moves (QW, so the row of coordinates co
-    is RQ + sum co[d] * QW[d] instead of (lin / INNER) % CHANS); and per source, the source row
-    one step moves (RW, so the row check of an element is a sum of coordinates times constants
-    instead of (j / CHW) * H + (j / W) % H of its offset j). The sums are exact only where the
-    word's dimensions do not straddle the tensor's (channel, row) digits, which holds for the
-    words hlsgen builds: this checks it, on every element (a sample of 2^22 and the corners beyond),
-    and refuses the word otherwise. `geometries`: per source, its row geometry, or None where the
-    core does not check rows."""
+    """What spares hlsgen_core an element word's divides: its element count (ELEMS); the lanes
+    (VEC x PE) as whole rows of publication and the rest (PQ, PR: the published row count is a
+    counter with one carry); and, for _element_maps (not word fields), per dimension the
+    requantization row one step of it moves (QW: the row is RQ + sum co[d] * QW[d] instead of
+    (lin / INNER) % CHANS) and per source the source row one step moves (RW: an element's row
+    check is sum c[d] * RW[d] instead of (j / CHW) * H + (j / W) % H of its offset j). The sums
+    are exact only where the word's dimensions do not straddle the tensor's (channel, row)
+    digits, which holds for the words hlsgen builds: this checks it, on every element (a sample
+    of 2^22 and the corners beyond), and refuses the word otherwise. `geometries`: per source,
+    its row geometry, or None where the core does not check rows."""
     kind = f[WORD["KIND"]]
-    d0 = WORD["E_DIMS"] if kind == KIND_ELTWISE else WORD["M_DIMS"]
-    dims = [int(v) for v in f[d0:d0 + MAX_RANK]]
+    dims, rstride = _element_dims(f)
     elems = math.prod(dims)
-    rstride = [math.prod(dims[d + 1:]) for d in range(MAX_RANK)]     # row-major strides of the dims
     # coordinates to check: all, or a sample and the last element
     if elems <= LINEAR_CHECK:
         lin = np.arange(elems, dtype=np.int64)
@@ -196,11 +200,9 @@ def _element_maps(f: List[int], order: List[int], lin: Dict[str, List[int]]) -> 
     as hlsgen_core keeps them: in per-lane accumulators, with no multiply. Lane l starts one
     step (MONE, plus the carries) after lane l - 1; each cycle every lane adds MSTEP (the ESTEP
     digits times K) and, for every digit that carries out, MADJ (the next outer digit's K less
-    the digit's dim times its own K). `lin`: the word's QW and RW fields (_element_linear)."""
+    the digit's dim times its own K). `lin`: the word's ESTEP, and QW and RW (_element_linear)."""
     kind = f[WORD["KIND"]]
-    d0 = WORD["E_DIMS"] if kind == KIND_ELTWISE else WORD["M_DIMS"]
-    dims = [int(v) for v in f[d0:d0 + MAX_RANK]]
-    rstride = [math.prod(dims[d + 1:]) for d in range(MAX_RANK)]
+    dims, rstride = _element_dims(f)
     zero = [0] * MAX_RANK
     rw0, rw1 = lin["RW"][:MAX_RANK], lin["RW"][MAX_RANK:]
     col = lambda k: list(f[WORD[k]:WORD[k] + MAX_RANK])    # noqa: E731
@@ -212,8 +214,7 @@ def _element_maps(f: List[int], order: List[int], lin: Dict[str, List[int]]) -> 
                 (0, rw0), (0, rw1), (f[WORD["RQ"]], lin["QW"])]
     elif kind == KIND_MOVE:
         mul, add, stride = col("M_MUL"), col("M_ADD"), col("M_STRIDE")
-        if any(v != 1 for v in col("M_DIV")):
-            raise ValueError("a move word reached hlsgen_core with a divide (see _split_divides)")
+        assert all(v == 1 for v in col("M_DIV")), "a move word with a divide (_split_divides splits them)"
         maps = [(f[WORD["DST"]], rstride),
                 (f[WORD["SRC"]] + sum(a * s_ for a, s_ in zip(add, stride)), [m * s_ for m, s_ in zip(mul, stride)]),
                 (0, zero), (sum(a * r for a, r in zip(add, rw0)), [m * r for m, r in zip(mul, rw0)]), (0, zero), (0, zero)]
@@ -256,11 +257,11 @@ def word_cycles(f: List[int], vec: int, pe: int, simd: int, lat: int) -> int:
 # row counter (id, iterations per published row, rows), two sources (counter id, C*H*W, H, W, ALL),
 # the publication delay, the off-chip waits (write-back at the task's end, streamed weights), the
 # window words' address steps, and the element words' lane steps, element count, publication
-# steps and linear maps (requantization rows, source rows)
+# steps and address maps
 RTL_FIELDS = (("VEC", 1), ("PE", 1), ("SIMD", 1), ("LAT", 1), ("TAP", 1), ("ORD", MAX_RANK), ("PID", 1), ("PDIV", 1),
               ("PTOT", 1), ("SRC0", 5), ("SRC1", 5), ("PLAT", 1), ("HOLD", 1), ("WWAIT", 1), ("WIN", len(WIN_FIELDS)),
-              ("ESTEP", MAX_RANK), ("ELEMS", 1), ("PQ", 1), ("PR", 1), ("QW", MAX_RANK), ("RW", 2 * MAX_RANK),
-              ("MB", NMAP), ("MONE", NMAP), ("MSTEP", NMAP), ("MADJ", NMAP * MAX_RANK))
+              ("ESTEP", MAX_RANK), ("ELEMS", 1), ("PQ", 1), ("PR", 1), ("MB", NMAP), ("MONE", NMAP), ("MSTEP", NMAP),
+              ("MADJ", NMAP * MAX_RANK))
 SRC_FIELDS = ("ID", "CHW", "H", "W", "ALL")
 NX = sum(w for _, w in RTL_FIELDS)
 
@@ -381,21 +382,6 @@ def _cores(graph: Graph, sched: Schedule):
     return core_of, stage_of, stages, ncores
 
 
-def _shuffle_pixels(f: List[int], shape) -> List[int]:
-    """A 4-D channel shuffle's move word (dims N, C/G, G, H*W) with its pixels as two dims,
-    (N, C/G, G, H, W): the rows its reads wait for are then a sum of its coordinates times
-    constants (H*W as one dim would need a divide by W)."""
-    h, w = int(shape[2]), int(shape[3])
-    dims = f[WORD["M_DIMS"]:WORD["M_DIMS"] + MAX_RANK]
-    stride = f[WORD["M_STRIDE"]:WORD["M_STRIDE"] + MAX_RANK]
-    if dims[0] != 1 or dims[5] != h * w or stride[5] != 1:
-        raise ValueError(f"a channel shuffle's word has dims {dims}, strides {stride}: not (N, C/G, G, H*W)")
-    g = list(f)
-    g[WORD["M_DIMS"]:WORD["M_DIMS"] + MAX_RANK] = dims[1:5] + [h, w]
-    g[WORD["M_STRIDE"]:WORD["M_STRIDE"] + MAX_RANK] = stride[1:5] + [w, 1]
-    return g
-
-
 def _split_divides(task: str, f: List[int], order: List[int]) -> Tuple[List[int], List[int]]:
     """A move word whose coordinates divide (a nearest resize: co * MUL / DIV + ADD with DIV > 1)
     rewritten without divides: each such dim of size D becomes two, D / DIV quotients (the
@@ -443,7 +429,7 @@ def _iteration(kind: int, task, out_shape, src_shape, last: bool, pid: int):
     dims are its source's (`src_shape`); the others iterate over their output."""
     four = len(out_shape) == 4
     if kind == KIND_MOVE and task.op == "channel_shuffle":
-        # dims (N, C/G, G, H, W) (_shuffle_pixels): pixels before channels
+        # dims (N, C/G, G, H, W) (kernel.py's shuffle word): pixels before channels
         return ([0, 1, 4, 5, 2, 3], int(out_shape[1] * out_shape[3]), pid) if four else (NATURAL, 0, pid)
     if kind == KIND_SCATTER:
         order = PIXEL_MAJOR if len(src_shape) == 4 else NATURAL
@@ -520,8 +506,6 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         tap_off = len(taps)
         kind = f[WORD["KIND"]]
         out = root(tensor_of[f[WORD["DST"]]])
-        if kind == KIND_MOVE and t.op == "channel_shuffle" and len(graph.tensors[out].shape) == 4:
-            f = _shuffle_pixels(f, graph.tensors[out].shape)
         _check_zero_points(t, f, st["sb"])
         _arith(arith[c], t, graph, f, vec, pe, simd)
         if kind == KIND_WINDOW:
@@ -581,12 +565,13 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                  **(_window_steps(f, vec, pe) if kind == KIND_WINDOW else {"WIN": [0] * len(WIN_FIELDS)}),
                  "ESTEP": [0] * MAX_RANK if kind == KIND_WINDOW else _element_step(f, order, vec * pe)}
         if kind == KIND_WINDOW:
-            extra.update(ELEMS=[0], PQ=[0], PR=[0], QW=[0] * MAX_RANK, RW=[0] * (2 * MAX_RANK), MB=[0] * NMAP,
-                         MONE=[0] * NMAP, MSTEP=[0] * NMAP, MADJ=[0] * (NMAP * MAX_RANK))
+            extra.update(ELEMS=[0], PQ=[0], PR=[0], MB=[0] * NMAP, MONE=[0] * NMAP, MSTEP=[0] * NMAP,
+                         MADJ=[0] * (NMAP * MAX_RANK))
         else:
-            extra.update(_element_linear(t.name, f, [sf[1:] if sf[0] >= 0 and sf[4] == 0 else None for sf in src_fields],
-                                         pdiv, vec * pe))
-            extra.update(_element_maps(f, order, extra))
+            lin = _element_linear(t.name, f, [sf[1:] if sf[0] >= 0 and sf[4] == 0 else None for sf in src_fields],
+                                  pdiv, vec * pe)
+            lin["ESTEP"] = extra["ESTEP"]
+            extra.update(ELEMS=lin["ELEMS"], PQ=lin["PQ"], PR=lin["PR"], **_element_maps(f, order, lin))
         first_word.setdefault(t.name, (c, len(words[c]) // (len(f) + NX)))
         words[c] += f + [v for name, _ in RTL_FIELDS for v in extra[name]]
         if t.name not in what[c]:

@@ -379,10 +379,12 @@ class KernelBuilder:
         if e["kind"] == "flat":
             return [KIND_MOVE, dst, 0, src] + pad([e["size"]], 1) + pad([1], 1) + pad([1], 1) + pad([0], 0) + pad([1], 0)
         if e["kind"] == "shuffle":
-            n, c, gr, inner = e["N"], e["C"], e["G"], e["INNER"]
-            dims = [n, c // gr, gr, inner]
-            stride = [c * inner, inner, (c // gr) * inner, 1]
-            return [KIND_MOVE, dst, 0, src] + pad(dims, 1) + pad([1] * 4, 1) + pad([1] * 4, 1) + pad([0] * 4, 0) + pad(stride, 0)
+            # dims (N, C/G, G, INNER/W, W): a 4-D tensor's rows and columns as dims of their own, so
+            # that the row an element is in is a sum of its coordinates (the RTL's row checks)
+            n, c, gr, inner, w = e["N"], e["C"], e["G"], e["INNER"], e["W"]
+            dims = [n, c // gr, gr, inner // w, w]
+            stride = [c * inner, inner, (c // gr) * inner, w, 1]
+            return [KIND_MOVE, dst, 0, src] + pad(dims, 1) + pad([1] * 5, 1) + pad([1] * 5, 1) + pad([0] * 5, 0) + pad(stride, 0)
         if e["kind"] == "scatter":
             if len(e["dims"]) > MAX_RANK:
                 raise HlsgenError(f"task {t.name!r}: rank {len(e['dims'])} exceeds the core's {MAX_RANK}")

@@ -147,7 +147,8 @@ def _layout(task: Task, graph: Graph) -> List[Dict]:
     if task.op == "channel_shuffle":
         n, c = x.shape[:2]
         inner = int(np.prod(x.shape[2:], dtype=np.int64))
-        return [{"kind": "shuffle", "out": 0, "in": 0, "N": n, "C": c, "G": a["groups"], "INNER": inner}]
+        last = int(x.shape[-1]) if len(x.shape) > 2 else 1
+        return [{"kind": "shuffle", "out": 0, "in": 0, "N": n, "C": c, "G": a["groups"], "INNER": inner, "W": last}]
     if task.op == "concat":
         ax = a["axis"]
         out = outs[0]
