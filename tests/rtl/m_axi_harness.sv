@@ -2,7 +2,9 @@
 // read channels and one write channel. Read beats are checked here against the pattern the test
 // put in memory (byte at offset a of a buffer: (a * 7 + 3 + 41 * channel) mod 256), in order;
 // the write channel sends pattern (a * 13 + 5) mod 256, and the test checks the memory. The
-// write channel may send beats [0, allow) only: the chip's readiness handshake.
+// write channel may send beats [0, allow) only: the chip's readiness handshake. The write
+// beats' data is a register loaded with beat wr_beat_next, as a chip reading it from a block
+// RAM's registered port does.
 module m_axi_harness #(
     parameter int DW = 128,
     parameter int N0 = 40,
@@ -61,7 +63,7 @@ module m_axi_harness #(
     localparam int BYTES = DW / 8;
     logic g[3], b[3], ok[3], rd_valid;
     logic [63:0] addr[3];
-    int rd_ch, rd_beat, wr_ch, wr_beat, last[3];
+    int rd_ch, rd_beat, wr_ch, wr_beat, wr_ch_next, wr_beat_next, last[3];
     logic [DW-1:0] rd_data, wr_data;
     int next0, next1;
     always_comb begin
@@ -73,12 +75,13 @@ module m_axi_harness #(
         ok[0] = 1'b0;
         ok[1] = 1'b0;
         ok[2] = last[2] < allow;
-        for (int k = 0; k < BYTES; k++) wr_data[8 * k +: 8] = 8'((wr_beat * BYTES + k) * 13 + 5);
     end
+    always_ff @(posedge clk) for (int k = 0; k < BYTES; k++) wr_data[8 * k +: 8] <= 8'((wr_beat_next * BYTES + k) * 13 + 5);
     hlsgen_m_axi #(.DW(DW), .NCH(3), .MAXB(16), .OUTST(16), .CH_WRITE(3'b100),
                    .CH_BEATS({32'(N2), 32'(N1), 32'(N0)})) dut (
         .clk(clk), .rst_n(rst_n), .go(g), .addr(addr), .busy(b), .rd_valid(rd_valid), .rd_ch(rd_ch),
-        .rd_beat(rd_beat), .rd_data(rd_data), .wr_ch(wr_ch), .wr_beat(wr_beat), .wr_data(wr_data),
+        .rd_beat(rd_beat), .rd_data(rd_data), .wr_ch(wr_ch), .wr_beat(wr_beat),
+        .wr_ch_next(wr_ch_next), .wr_beat_next(wr_beat_next), .wr_data(wr_data),
         .wr_strb('1), .wr_last_beat(last), .wr_ok(ok),
         .AWVALID(m_axi_gmem0_AWVALID), .AWREADY(m_axi_gmem0_AWREADY), .AWADDR(m_axi_gmem0_AWADDR),
         .AWID(m_axi_gmem0_AWID), .AWLEN(m_axi_gmem0_AWLEN), .AWSIZE(m_axi_gmem0_AWSIZE),
