@@ -67,10 +67,10 @@
 // weights, the requantization rows) return the operands at the next clock edge. In the second
 // hlsgen_core_dp computes with them and the outputs are written. A word's last step has its
 // second stage in the FETCH or DRAIN cycle after it, while f still holds that word, so the read
-// stage adds no cycle to a word. A row is published from the first stage, as before the read
-// stage was there (the delay line below): another core takes it from the top's row counter no
-// earlier than two cycles after the step fired, and its registered read samples the memory
-// after the write, which landed one cycle after the step fired. Each core has the lanes and
+// stage adds no cycle to a word. A row is published when its last step fires (the delay line
+// below), a cycle before its write lands; another core takes it from the top's row counter two
+// cycles after the step fired at the earliest, so its registered read samples the memory after
+// the write. Each core has the lanes and
 // arithmetic its own words need (MV, MP, MS, ML and the hlsgen_core_dp parameters, from
 // hlsgen/backends/rtl/core.py).
 //

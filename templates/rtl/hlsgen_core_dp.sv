@@ -205,20 +205,16 @@ module hlsgen_core_dp #(
             end
         end
     end
-    genvar u;
-    generate
-        for (u = 0; u < NU1; u = u + 1) begin : g_unit   // the multipliers, and a packed product's two fields
-            assign upp[u * PPW +: PPW] = $signed(ua[u * PKW +: PKW]) * $signed(uq[u * OW +: OW]);
-            assign u_one[u * PRW +: PRW] = PRW'(upp[u * PPW +: PPW]);
-            if (PK) begin : g_split
-                assign u_lo[u * PRW +: PRW] = PRW'($signed(upp[u * PPW +: SP]));
-                assign u_hi[u * PRW +: PRW] = PRW'(($signed(upp[u * PPW +: PPW]) - PPW'($signed(upp[u * PPW +: SP]))) >>> SP);
-            end else begin : g_whole
-                assign u_lo[u * PRW +: PRW] = '0;
-                assign u_hi[u * PRW +: PRW] = '0;
-            end
+    // the multipliers, and a packed product's two fields (a loop too: Verilator then compiles one
+    // unit's code, not NU copies of it, and Yosys still makes a multiplier per unit)
+    always_comb begin : units
+        for (int u = 0; u < NU1; u++) begin
+            upp[u * PPW +: PPW] = $signed(ua[u * PKW +: PKW]) * $signed(uq[u * OW +: OW]);
+            u_one[u * PRW +: PRW] = PRW'(upp[u * PPW +: PPW]);
+            u_lo[u * PRW +: PRW] = PK ? PRW'($signed(upp[u * PPW +: SP])) : '0;
+            u_hi[u * PRW +: PRW] = PK ? PRW'(($signed(upp[u * PPW +: PPW]) - PPW'($signed(upp[u * PPW +: SP]))) >>> SP) : '0;
         end
-    endgenerate
+    end
 
     // every lane's product: w * (x - zp) from its unit under the word's shape, x - zp when the
     // word has no weights
@@ -243,48 +239,63 @@ module hlsgen_core_dp #(
     /* verilator lint_on UNUSEDSIGNAL */
 
     // ---------------------------------------------------------------- accumulation
+    // (loops over the outputs, as the MAC units above)
     logic signed [AW-1:0] acc[NO];
     logic [NO*AW-1:0] nxt;                   // every output's value after this step
-    genvar o;
-    generate
-        for (o = 0; o < NO; o = o + 1) begin : g_out
-            logic signed [AW-1:0] sum, mx;
-            always_comb begin
-                sum = first ? AW'(init) : acc[o];
-                mx = sum;
-                for (int s = 0; s < MS; s = s + 1) begin
-                    if (live[o * MS + s]) begin
-                        sum = sum + AW'(prod[o * MS + s]);
-                        if (AW'($signed(x[(o * MS + s) * SB +: SB])) > mx) mx = AW'($signed(x[(o * MS + s) * SB +: SB]));
-                    end
+    logic signed [AW-1:0] o_sum[NO], o_mx[NO];
+    always_comb begin : outs
+        for (int o = 0; o < NO; o++) begin
+            o_sum[o] = first ? AW'(init) : acc[o];
+            o_mx[o] = o_sum[o];
+            for (int s = 0; s < MS; s++) begin
+                if (live[o * MS + s]) begin
+                    o_sum[o] = o_sum[o] + AW'(prod[o * MS + s]);
+                    if (AW'($signed(x[(o * MS + s) * SB +: SB])) > o_mx[o]) o_mx[o] = AW'($signed(x[(o * MS + s) * SB +: SB]));
                 end
             end
-            assign nxt[o * AW +: AW] = wmax ? mx : sum;
-            always_ff @(posedge clk) if (acc_en) acc[o] <= nxt[o * AW +: AW];
+            nxt[o * AW +: AW] = wmax ? o_mx[o] : o_sum[o];
         end
-    endgenerate
+    end
+    always_ff @(posedge clk) if (acc_en) for (int o = 0; o < NO; o++) acc[o] <= nxt[o * AW +: AW];
 
     // ---------------------------------------------------------------- requantizers
     // the word's VEC x PE shape routes its outputs onto the requantizers (output (v, p) onto
     // requantizer v * PE + p) and their results back
     localparam int NRQ1 = NRQ > 0 ? NRQ : 1;
-    localparam int RQW = 32 + PW + 7 + 1 + 32 + 32 + 32;   // one output's requantization row
+    // each requantizer's input value and row (multiplier, bias, shift, rounding, zero point,
+    // clamp), as arrays rather than one packed row per requantizer: Verilator then copies
+    // words, not slices of a 188-bit vector
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: without requantizers (NRQ = 0) these are unread, and
-    logic [NRQ1*AW-1:0] r_v;                 // the routing's indices are ints; each requantizer's input value
-    logic [NRQ1*RQW-1:0] r_row;              // and row
-    logic [NRQ1*SB-1:0] r_q;                 // and result
+    logic signed [AW-1:0] r_v[NRQ1];         // the routing's indices are ints
+    logic signed [31:0] r_m0[NRQ1], r_zp[NRQ1], r_lo[NRQ1], r_hi[NRQ1];
+    logic signed [PW-1:0] r_bias[NRQ1];
+    logic [6:0] r_sh[NRQ1];
+    logic r_he[NRQ1];
+    logic [SB-1:0] r_q[NRQ1];                // and each one's result
     always_comb begin : rq_in
-        r_v = '0;
-        r_row = '0;
+        for (int k = 0; k < NRQ1; k++) begin
+            r_v[k] = '0;
+            r_m0[k] = '0;
+            r_zp[k] = '0;
+            r_lo[k] = '0;
+            r_hi[k] = '0;
+            r_bias[k] = '0;
+            r_sh[k] = '0;
+            r_he[k] = 1'b0;
+        end
         for (int j = 0; j < NQS; j++) begin
             if (qsel[j]) begin
                 for (int v = 0; v < MV; v++) begin
                     for (int p = 0; p < MP; p++) begin
                         if (v < f_field(TQV, j) && p < f_field(TQP, j) && v * f_field(TQP, j) + p < NRQ) begin
-                            r_v[(v * f_field(TQP, j) + p) * AW +: AW] = nxt[(v * MP + p) * AW +: AW];
-                            r_row[(v * f_field(TQP, j) + p) * RQW +: RQW] = {m0[(v * MP + p) * 32 +: 32],
-                                bias[(v * MP + p) * PW +: PW], shift[(v * MP + p) * 7 +: 7], he[v * MP + p],
-                                ozp[(v * MP + p) * 32 +: 32], lo[(v * MP + p) * 32 +: 32], hi[(v * MP + p) * 32 +: 32]};
+                            r_v[v * f_field(TQP, j) + p] = nxt[(v * MP + p) * AW +: AW];
+                            r_m0[v * f_field(TQP, j) + p] = m0[(v * MP + p) * 32 +: 32];
+                            r_bias[v * f_field(TQP, j) + p] = bias[(v * MP + p) * PW +: PW];
+                            r_sh[v * f_field(TQP, j) + p] = shift[(v * MP + p) * 7 +: 7];
+                            r_he[v * f_field(TQP, j) + p] = he[v * MP + p];
+                            r_zp[v * f_field(TQP, j) + p] = ozp[(v * MP + p) * 32 +: 32];
+                            r_lo[v * f_field(TQP, j) + p] = lo[(v * MP + p) * 32 +: 32];
+                            r_hi[v * f_field(TQP, j) + p] = hi[(v * MP + p) * 32 +: 32];
                         end
                     end
                 end
@@ -295,20 +306,18 @@ module hlsgen_core_dp #(
     genvar r;
     generate
         for (r = 0; r < NRQ; r = r + 1) begin : g_rq
-            logic [RQW-1:0] row;
             logic signed [AW+31:0] rp;
             /* verilator lint_off UNUSEDSIGNAL */   // waiver: the saturated value fits SB bits
             logic signed [RW-1:0] q;
             /* verilator lint_on UNUSEDSIGNAL */
-            assign row = r_row[r * RQW +: RQW];
-            assign rp = $signed(r_v[r * AW +: AW]) * $signed(row[RQW-1 -: 32]);
+            assign rp = r_v[r] * r_m0[r];
             hlsgen_rq_tail #(.W(RW)) rq (
-                .p(RW'(rp) + RW'($signed(row[RQW-33 -: PW]))), .sh(row[RQW-33-PW -: 7]), .half_even(row[96]),
-                .zp(RW'($signed(row[64 +: 32]))), .lo(RW'($signed(row[32 +: 32]))), .hi(RW'($signed(row[0 +: 32]))), .q(q));
-            assign r_q[r * SB +: SB] = q[SB-1:0];
+                .p(RW'(rp) + RW'(r_bias[r])), .sh(r_sh[r]), .half_even(r_he[r]), .zp(RW'(r_zp[r])), .lo(RW'(r_lo[r])),
+                .hi(RW'(r_hi[r])), .q(q));
+            assign r_q[r] = q[SB-1:0];
         end
         if (NRQ == 0) begin : g_norq
-            assign r_q = '0;
+            assign r_q[0] = '0;
         end
     endgenerate
     // each output: the maximum (max pools), its requantizer's result under the word's shape, or
@@ -321,7 +330,7 @@ module hlsgen_core_dp #(
                 for (int v = 0; v < MV; v++) begin
                     for (int p = 0; p < MP; p++) begin
                         if (v < f_field(TQV, j) && p < f_field(TQP, j) && v * f_field(TQP, j) + p < NRQ)
-                            wq[(v * MP + p) * SB +: SB] = r_q[(v * f_field(TQP, j) + p) * SB +: SB];
+                            wq[(v * MP + p) * SB +: SB] = r_q[v * f_field(TQP, j) + p];
                     end
                 end
             end
