@@ -239,21 +239,24 @@ module hlsgen_core_dp #(
     /* verilator lint_on UNUSEDSIGNAL */
 
     // ---------------------------------------------------------------- accumulation
-    // (loops over the outputs, as the MAC units above)
+    // (loops over the outputs, as the MAC units above). A max pool's maxima are compared at DW
+    // bits, not AW: its inputs and its start (the input type's minimum) are activations of at
+    // most XB bits, signed or not, and so is every maximum of them
     logic signed [AW-1:0] acc[NO];
     logic [NO*AW-1:0] nxt;                   // every output's value after this step
-    logic signed [AW-1:0] o_sum[NO], o_mx[NO];
+    logic signed [AW-1:0] o_sum[NO];
+    logic signed [DW-1:0] o_mx[NO];
     always_comb begin : outs
         for (int o = 0; o < NO; o++) begin
             o_sum[o] = first ? AW'(init) : acc[o];
-            o_mx[o] = o_sum[o];
+            o_mx[o] = DW'(o_sum[o]);
             for (int s = 0; s < MS; s++) begin
                 if (live[o * MS + s]) begin
                     o_sum[o] = o_sum[o] + AW'(prod[o * MS + s]);
-                    if (AW'($signed(x[(o * MS + s) * SB +: SB])) > o_mx[o]) o_mx[o] = AW'($signed(x[(o * MS + s) * SB +: SB]));
+                    if (DW'($signed(x[(o * MS + s) * SB +: SB])) > o_mx[o]) o_mx[o] = DW'($signed(x[(o * MS + s) * SB +: SB]));
                 end
             end
-            nxt[o * AW +: AW] = wmax ? o_mx[o] : o_sum[o];
+            nxt[o * AW +: AW] = wmax ? AW'(o_mx[o]) : o_sum[o];
         end
     end
     always_ff @(posedge clk) if (acc_en) for (int o = 0; o < NO; o++) acc[o] <= nxt[o * AW +: AW];
