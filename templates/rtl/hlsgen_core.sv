@@ -70,9 +70,9 @@
 // stage adds no cycle to a word. A row is published when its last step fires (the delay line
 // below), a cycle before its write lands; another core takes it from the top's row counter two
 // cycles after the step fired at the earliest, so its registered read samples the memory after
-// the write. Each core has the lanes and
-// arithmetic its own words need (MV, MP, MS, ML and the hlsgen_core_dp parameters, from
-// hlsgen/backends/rtl/core.py).
+// the write.
+// Each core has the lanes and arithmetic its own words need (MV, MP, MS, ML and the
+// hlsgen_core_dp parameters, from hlsgen/backends/rtl/core.py).
 //
 // The arithmetic is hlsgen_core_dp (synthesizable: `make synth-yosys`). The rest is a
 // simulation-first realization (docs/rtl.md): the memory is one whole-tensor array with a read

@@ -275,6 +275,11 @@ module hlsgen_core_dp #(
     logic [6:0] r_sh[NRQ1];
     logic r_he[NRQ1];
     logic [SB-1:0] r_q[NRQ1];                // and each one's result
+    // the requantizer output (v, p) goes to under requantizer shape j: v * PE + p, or -1 when it
+    // is outside the shape's folding or beyond the requantizers
+    function automatic int f_rq(input int j, input int v, input int p);
+        f_rq = v < f_field(TQV, j) && p < f_field(TQP, j) && v * f_field(TQP, j) + p < NRQ ? v * f_field(TQP, j) + p : -1;
+    endfunction
     always_comb begin : rq_in
         for (int k = 0; k < NRQ1; k++) begin
             r_v[k] = '0;
@@ -290,15 +295,15 @@ module hlsgen_core_dp #(
             if (qsel[j]) begin
                 for (int v = 0; v < MV; v++) begin
                     for (int p = 0; p < MP; p++) begin
-                        if (v < f_field(TQV, j) && p < f_field(TQP, j) && v * f_field(TQP, j) + p < NRQ) begin
-                            r_v[v * f_field(TQP, j) + p] = nxt[(v * MP + p) * AW +: AW];
-                            r_m0[v * f_field(TQP, j) + p] = m0[(v * MP + p) * 32 +: 32];
-                            r_bias[v * f_field(TQP, j) + p] = bias[(v * MP + p) * PW +: PW];
-                            r_sh[v * f_field(TQP, j) + p] = shift[(v * MP + p) * 7 +: 7];
-                            r_he[v * f_field(TQP, j) + p] = he[v * MP + p];
-                            r_zp[v * f_field(TQP, j) + p] = ozp[(v * MP + p) * 32 +: 32];
-                            r_lo[v * f_field(TQP, j) + p] = lo[(v * MP + p) * 32 +: 32];
-                            r_hi[v * f_field(TQP, j) + p] = hi[(v * MP + p) * 32 +: 32];
+                        if (f_rq(j, v, p) >= 0) begin
+                            r_v[f_rq(j, v, p)] = nxt[(v * MP + p) * AW +: AW];
+                            r_m0[f_rq(j, v, p)] = m0[(v * MP + p) * 32 +: 32];
+                            r_bias[f_rq(j, v, p)] = bias[(v * MP + p) * PW +: PW];
+                            r_sh[f_rq(j, v, p)] = shift[(v * MP + p) * 7 +: 7];
+                            r_he[f_rq(j, v, p)] = he[v * MP + p];
+                            r_zp[f_rq(j, v, p)] = ozp[(v * MP + p) * 32 +: 32];
+                            r_lo[f_rq(j, v, p)] = lo[(v * MP + p) * 32 +: 32];
+                            r_hi[f_rq(j, v, p)] = hi[(v * MP + p) * 32 +: 32];
                         end
                     end
                 end
@@ -332,8 +337,7 @@ module hlsgen_core_dp #(
             if (!wmax && qsel[j]) begin
                 for (int v = 0; v < MV; v++) begin
                     for (int p = 0; p < MP; p++) begin
-                        if (v < f_field(TQV, j) && p < f_field(TQP, j) && v * f_field(TQP, j) + p < NRQ)
-                            wq[(v * MP + p) * SB +: SB] = r_q[v * f_field(TQP, j) + p];
+                        if (f_rq(j, v, p) >= 0) wq[(v * MP + p) * SB +: SB] = r_q[f_rq(j, v, p)];
                     end
                 end
             end
