@@ -62,23 +62,27 @@
 //                                (MADJ: K of the next outer digit - dim[d] * K[d])
 // A word takes 1 fetch cycle (none for a core's first word) + its steps + the cycles it waits +
 // LAT. start runs words [first, last) once, then pulses done.
-// A step is two pipeline stages. In the first the control computes the step's addresses, checks
-// that the rows it reads are written, and fires; the top's memory and this core's tables (its
-// weights, the requantization rows) return the operands at the next clock edge. In the second
-// hlsgen_core_dp computes with them and the outputs are written. A word's last step has its
-// second stage in the FETCH or DRAIN cycle after it, while f still holds that word, so the read
-// stage adds no cycle to a word. A row is published when its last step fires (the delay line
-// below), a cycle before its write lands; another core takes it from the top's row counter two
-// cycles after the step fired at the earliest, so its registered read samples the memory after
-// the write.
+// A step is five pipeline stages. In the first the control computes the step's addresses, checks
+// that the rows it reads are written, and fires; the top's memory and this core's weight table
+// return the operands at the next clock edge. hlsgen_core_dp computes with them in DPL = 3 more
+// stages (multiply, accumulate, requantize; its header), each requantization row read in the
+// cycle its stage uses it, and the outputs are written WD = 4 cycles after the step fired. A
+// step's controls travel with it (q_* below, and hlsgen_core_dp's own), so a word's last steps
+// finish in the FETCH or DRAIN cycles after it while the next word starts. The pipeline adds no
+// cycle: a row completes when its last step fires and is published PLAT cycles later (the delay
+// line below), and another core takes it from the top's row counter a cycle after that at the
+// earliest, so its registered read samples the memory after the write; the next task on this
+// core starts after the LAT = PLAT drain. PLAT (the model's depth_of) is at least 8 >= WD,
+// which hlsgen/backends/rtl/core.py checks. The words of one task (a concat's, a split's) never
+// read each other's outputs, so they need no drain between them.
 // Each core has the lanes and arithmetic its own words need (MV, MP, MS, ML and the
 // hlsgen_core_dp parameters, from hlsgen/backends/rtl/core.py).
 //
 // The arithmetic is hlsgen_core_dp (synthesizable: `make synth-yosys`). The rest is a
 // simulation-first realization (docs/rtl.md): the memory is one whole-tensor array with a read
-// port per lane (registered, but int-addressed and not banked), a lane's arithmetic is computed
-// in the one cycle after its reads, and the rest of the pipeline's depth is a drain of LAT
-// cycles after the word rather than registers inside the datapath. Its control multiplies no two
+// port per lane (registered, but int-addressed and not banked), and the part of the model's
+// pipeline depth beyond the read and hlsgen_core_dp's stages is a drain of LAT cycles after a
+// task rather than registers. Its control multiplies no two
 // run-time values and divides nothing: window words' addresses, element words' coordinates,
 // addresses, row checks, requantization rows and published rows are counters and accumulators
 // stepped by word fields, plus lane-constant multiples of fields (v * SW, p * RED) in a window
@@ -123,6 +127,7 @@ module hlsgen_core #(
     parameter logic [16*NQS-1:0] QSP = '0,
     parameter int ET = 2,
     parameter int EL = 1,
+    parameter bit RAW = 1,
     parameter string PROGRAM = "program.mem",
     parameter string WROM = "wrom.mem",
     parameter string TAP = "tap.mem",
@@ -166,6 +171,8 @@ module hlsgen_core #(
     localparam int R = 6;                    // tensor rank of eltwise / move / scatter words
     localparam int X = NF - NX;
     localparam int NO = MV * MP;             // output lanes of a window step
+    localparam int DPL = 3;                  // hlsgen_core_dp's latency: operands to outputs
+    localparam int WD = 1 + DPL;             // a step fires, its writes land WD cycles later
 
     // ---------------------------------------------------------------- tables
     logic [31:0] prog[NT * NF];
@@ -278,7 +285,6 @@ module hlsgen_core #(
     assign elements = f[X + X_ELEMS];
     logic e_we[ML];
     int e_dst[ML], e_row[ML];
-    logic signed [SB-1:0] e_val[ML];
     logic e_ready;
     int e_raddr[NR];
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses are ints, the memory decodes the low bits
@@ -329,11 +335,25 @@ module hlsgen_core #(
     logic [ML*SB-1:0] dp_eq;
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: table rows are ints, the tables decode the low bits
     int w_row[NO];
+    int w_row_q[3][NO], e_row_q[2][ML];       // the step's rows, 1, 2 (and 3) cycles after it fired
     /* verilator lint_on UNUSEDSIGNAL */
     always_comb for (int o = 0; o < NO; o++) w_row[o] = w_rq + o0 + o % MP;
+    always_ff @(posedge clk) begin
+        for (int o = 0; o < NO; o++) begin
+            w_row_q[0][o] <= w_row[o];
+            for (int i = 1; i < 3; i++) w_row_q[i][o] <= w_row_q[i - 1][o];
+        end
+        for (int l = 0; l < ML; l++) begin
+            e_row_q[0][l] <= e_row[l];
+            e_row_q[1][l] <= e_row_q[0][l];
+        end
+    end
     // the read stage: the activations come back from the top's memory one cycle after their
-    // addresses (its registered read ports); the weights and the requantization rows are read
-    // from this core's tables the same way, into the registers the arithmetic takes them from
+    // addresses (its registered read ports); the weights are read from this core's table the same
+    // way, into the registers the arithmetic takes them from. A requantization row is read the
+    // same way, timed for the cycle hlsgen_core_dp's stage uses it (its header): a window
+    // output's multiplier 3 cycles after the step fired and the rest of its row 4 cycles after;
+    // an elementwise lane's multipliers 1 cycle after, its bias 2 and the rest 3
     always_comb begin
         for (int k = 0; k < NL; k++) dp_x[k * SB +: SB] = rdata[k];
         for (int t = 0; t < 2; t++) dp_ezp[t * (SB + 1) +: SB + 1] = (SB + 1)'(f[F_E_TERMS + t * F_E_TERM + F_E_ZP]);
@@ -345,36 +365,43 @@ module hlsgen_core #(
             dp_w[k * CWB +: CWB] <= w_live[k] && w_wsrc >= 0 ? CWB'(wrom[w_widx[k]]) : '0;
         end
         for (int o = 0; o < NO; o++) begin
-            dp_m0[o * 32 +: 32] <= rq_m0[w_row[o]];
-            dp_bias[o * PW +: PW] <= rq_bias[w_row[o]];
-            dp_shift[o * 7 +: 7] <= rq_shift[w_row[o]];
-            dp_he[o] <= rq_he[w_row[o]];
-            dp_ozp[o * 32 +: 32] <= rq_zp[w_row[o]];
-            dp_lo[o * 32 +: 32] <= rq_lo[w_row[o]];
-            dp_hi[o * 32 +: 32] <= rq_hi[w_row[o]];
+            dp_m0[o * 32 +: 32] <= rq_m0[w_row_q[1][o]];
+            dp_bias[o * PW +: PW] <= rq_bias[w_row_q[2][o]];
+            dp_shift[o * 7 +: 7] <= rq_shift[w_row_q[2][o]];
+            dp_he[o] <= rq_he[w_row_q[2][o]];
+            dp_ozp[o * 32 +: 32] <= rq_zp[w_row_q[2][o]];
+            dp_lo[o * 32 +: 32] <= rq_lo[w_row_q[2][o]];
+            dp_hi[o * 32 +: 32] <= rq_hi[w_row_q[2][o]];
         end
         for (int l = 0; l < ML; l++) begin
             dp_em[l * 32 +: 32] <= rq_m0[e_row[l]];
             dp_em[(ML + l) * 32 +: 32] <= rq_m1[e_row[l]];
-            dp_ebias[l * PW +: PW] <= rq_bias[e_row[l]];
-            dp_eshift[l * 7 +: 7] <= rq_shift[e_row[l]];
-            dp_ehe[l] <= rq_he[e_row[l]];
-            dp_eozp[l * 32 +: 32] <= rq_zp[e_row[l]];
-            dp_elo[l * 32 +: 32] <= rq_lo[e_row[l]];
-            dp_ehi[l * 32 +: 32] <= rq_hi[e_row[l]];
+            dp_ebias[l * PW +: PW] <= rq_bias[e_row_q[0][l]];
+            dp_eshift[l * 7 +: 7] <= rq_shift[e_row_q[1][l]];
+            dp_ehe[l] <= rq_he[e_row_q[1][l]];
+            dp_eozp[l * 32 +: 32] <= rq_zp[e_row_q[1][l]];
+            dp_elo[l * 32 +: 32] <= rq_lo[e_row_q[1][l]];
+            dp_ehi[l * 32 +: 32] <= rq_hi[e_row_q[1][l]];
         end
     end
     hlsgen_core_dp #(.MV(MV), .MP(MP), .MS(MS), .ML(ML), .SB(SB), .XB(XB), .WB(CWB), .PWB(PWB), .AW(AW), .PW(PW), .NU(NU),
                      .NSH(NSH),
                      .SHV(SHV), .SHP(SHP), .SHS(SHS), .SHM(SHM), .NRQ(NRQ), .NQS(NQS), .QSV(QSV), .QSP(QSP), .ET(ET),
-                     .EL(EL)) dp (
+                     .EL(EL), .RAW(RAW)) dp (
         .clk(clk), .acc_en(q_wfire), .first(q_first), .wmax(w_max), .wuse(w_wsrc >= 0), .fv(16'(VEC)), .fp(16'(PE)),
         .fs(16'(SIMD)), .live(dp_live), .x(dp_x),
         .w(dp_w), .zp((SB + 1)'(w_zp)), .init(SB'(w_init)), .m0(dp_m0), .bias(dp_bias), .shift(dp_shift), .he(dp_he),
         .ozp(dp_ozp), .lo(dp_lo), .hi(dp_hi), .wq(dp_wq), .nt(2'(f[F_E_NT])), .ex(dp_ex), .ezp(dp_ezp), .em(dp_em),
         .ebias(dp_ebias), .eshift(dp_eshift), .ehe(dp_ehe), .eozp(dp_eozp), .elo(dp_elo), .ehi(dp_ehi), .eq(dp_eq)
     );
-    always_comb for (int l = 0; l < ML; l++) e_val[l] = f[F_KIND] == 1 ? dp_eq[l * SB +: SB] : rdata[l];
+    // a move's values (no arithmetic), delayed to come out with hlsgen_core_dp's
+    logic signed [SB-1:0] mv_q[DPL][ML];
+    always_ff @(posedge clk) begin
+        for (int l = 0; l < ML; l++) begin
+            mv_q[0][l] <= rdata[l];
+            for (int i = 1; i < DPL; i++) mv_q[i][l] <= mv_q[i - 1][l];
+        end
+    end
 
     // ---------------------------------------------------------------- ports
     logic done_row;                          // rows of the output completed this cycle, and how many
@@ -386,27 +413,39 @@ module hlsgen_core #(
     assign e_fire = state == ELEM && e_ready;
     assign e_last = i0 + PE >= elements;   // element words (VEC = 1, PE lanes)
     always_comb for (int k = 0; k < NR; k++) raddr[k] = state == WIN ? w_raddr[k] : e_raddr[k];
-    // a step's writes: their addresses now, their values in the next cycle, once the read stage
-    // has brought the operands (q_*: the step that fired one cycle ago)
+    // a step's writes: their addresses when it fires, their values WD cycles later, once the read
+    // stage has brought the operands and hlsgen_core_dp's DPL stages have computed (q_*[i]: the
+    // step that fired i + 1 cycles ago)
     logic s_we[NW];
     int s_waddr[NW];
-    logic q_wfire, q_first, q_wout, q_we[NW];
-    int q_waddr[NW];
+    logic q_wfire, q_first;
+    logic q_we[WD][NW], q_wout[WD], q_elt[WD];
+    int q_waddr[WD][NW];
     always_ff @(posedge clk) begin
         q_wfire <= w_fire && rst_n;
         q_first <= first_step;
-        q_wout <= w_fire && last_step;
+        q_wout[0] <= w_fire && last_step;
+        q_elt[0] <= e_fire && f[F_KIND] == 1;
         for (int k = 0; k < NW; k++) begin
-            q_we[k] <= s_we[k] && rst_n;
-            q_waddr[k] <= s_waddr[k];
+            q_we[0][k] <= s_we[k] && rst_n;
+            q_waddr[0][k] <= s_waddr[k];
+        end
+        for (int i = 1; i < WD; i++) begin
+            q_wout[i] <= q_wout[i - 1];
+            q_elt[i] <= q_elt[i - 1];
+            for (int k = 0; k < NW; k++) begin
+                q_we[i][k] <= q_we[i - 1][k] && rst_n;
+                q_waddr[i][k] <= q_waddr[i - 1][k];
+            end
         end
     end
     always_comb begin
         for (int k = 0; k < NW; k++) begin
-            we[k] = q_we[k];
-            waddr[k] = q_waddr[k];
-            if (q_wout) wdata[k] = k < NO ? dp_wq[(k < NO ? k : 0) * SB +: SB] : '0;
-            else wdata[k] = k < ML ? e_val[k < ML ? k : 0] : '0;
+            we[k] = q_we[WD - 1][k];
+            waddr[k] = q_waddr[WD - 1][k];
+            if (q_wout[WD - 1]) wdata[k] = k < NO ? dp_wq[(k < NO ? k : 0) * SB +: SB] : '0;
+            else if (q_elt[WD - 1]) wdata[k] = k < ML ? dp_eq[(k < ML ? k : 0) * SB +: SB] : '0;
+            else wdata[k] = k < ML ? mv_q[DPL - 1][k < ML ? k : 0] : '0;
         end
     end
     always_comb begin

@@ -7,6 +7,21 @@
 // it is written for Yosys as well as Verilator: packed ports (lane k at bits [k*W +: W]),
 // products at their real widths, no unpacked ports or `return`.
 //
+// A pipeline of four stages, a new step every cycle (DPL = 3: a step's outputs come 3 cycles
+// after its operands). Every product is registered where it leaves its multiplier, so that a
+// DSP48E2 takes the register as its MREG:
+//   A  the step's operands (hlsgen_core's registered reads) and controls: the MAC units multiply
+//      (window lanes), the elementwise lanes multiply their terms
+//   B  the accumulators add the step's products (or take the maxima); the elementwise lanes add
+//      their terms and bias
+//   C  the requantizers multiply the accumulators by M0; the elementwise lanes round, shift and
+//      clamp (hlsgen_rq_tail)
+//   D  the requantizers round, shift and clamp: wq and eq are the step's outputs
+// Each table row comes in the cycle its stage uses it: m0 in C and the rest of a window output's
+// row (bias, shift, rounding, zero point, clamp) in D; an elementwise lane's multipliers em in
+// A, its bias in B and the rest in C. The step's controls travel with it, so the next word may
+// start while the last one's steps are still inside.
+//
 // Window lanes k = (v * MP + p) * MS + s (VEC pixels x PE output channels x SIMD taps); output
 // lane o = v * MP + p. A step adds, for every live lane, w * (x - zp) (w = 1 when the word has
 // no weights: average pools) to its output lane's accumulator, or takes the maximum (max
@@ -59,14 +74,16 @@ module hlsgen_core_dp #(
     parameter logic [16*NQS-1:0] QSV = '0,
     parameter logic [16*NQS-1:0] QSP = '0,
     parameter int ET = 2,                    // elementwise terms (0: the core runs no elementwise word)
-    parameter int EL = 1                     // lanes of its elementwise words (moves use the others)
+    parameter int EL = 1,                    // lanes of its elementwise words (moves use the others)
+    parameter bit RAW = 1                    // a window word without weights (a pool) sums or compares the
+                                             // lanes' activations themselves: they are kept past stage A
 ) (
     // waiver: a core sized for its words leaves some operands unused (the weights of lanes no
     // shape multiplies, the requantization rows of outputs no shape requantizes, the second
     // term when ET < 2)
     /* verilator lint_off UNUSEDSIGNAL */
     input  logic                   clk,
-    // a window step
+    // a window step (stage A)
     input  logic                   acc_en,   // the step fires: accumulators take the step's sums
     input  logic                   first,    // the step starts an output group (from init)
     input  logic                   wmax,     // maxima instead of sums
@@ -79,7 +96,8 @@ module hlsgen_core_dp #(
     input  logic [MV*MP*MS*WB-1:0] w,
     input  logic signed [SB:0]     zp,
     input  logic signed [SB-1:0]   init,
-    // the step's outputs: requantization rows (multiplier, bias, shift, rounding, zero point, clamp)
+    // the step's outputs: requantization rows (multiplier in stage C; bias, shift, rounding, zero
+    // point, clamp in stage D)
     input  logic [MV*MP*32-1:0]    m0,
     input  logic [MV*MP*PW-1:0]    bias,
     input  logic [MV*MP*7-1:0]     shift,
@@ -87,8 +105,9 @@ module hlsgen_core_dp #(
     input  logic [MV*MP*32-1:0]    ozp,
     input  logic [MV*MP*32-1:0]    lo,
     input  logic [MV*MP*32-1:0]    hi,
-    output logic [MV*MP*SB-1:0]    wq,       // requantized (or the maximum) of acc_next
-    // elementwise lanes: term t of lane l at [(t * ML + l) * W +: W]
+    output logic [MV*MP*SB-1:0]    wq,       // stage D: the accumulators after the step, requantized (or the maxima)
+    // elementwise lanes: term t of lane l at [(t * ML + l) * W +: W]; nt, ex, ezp, em in stage A,
+    // ebias in B, the rest in C
     input  logic [1:0]             nt,
     input  logic [2*ML*SB-1:0]     ex,
     input  logic [2*(SB+1)-1:0]    ezp,
@@ -99,7 +118,7 @@ module hlsgen_core_dp #(
     input  logic [ML*32-1:0]       eozp,
     input  logic [ML*32-1:0]       elo,
     input  logic [ML*32-1:0]       ehi,
-    output logic [ML*SB-1:0]       eq
+    output logic [ML*SB-1:0]       eq        // stage D
     /* verilator lint_on UNUSEDSIGNAL */
 );
     /* verilator lint_off WIDTHCONCAT */    // waiver: '0 fills of the packed lane vectors, which a wide core
@@ -134,8 +153,30 @@ module hlsgen_core_dp #(
             msel[i] = int'(fv) == f_field(TSV, i) && int'(fp) == f_field(TSP, i) && int'(fs) == f_field(TSS, i);
         for (int j = 0; j < NQS; j++) qsel[j] = int'(fv) == f_field(TQV, j) && int'(fp) == f_field(TQP, j);
     end
+    // the step's controls as it moves through stages B, C and D
+    logic en_b, first_b, wmax_b, wuse_b, wmax_c, wmax_d;
+    logic [NSH-1:0] msel_b;
+    logic [NQS-1:0] qsel_b, qsel_c, qsel_d;
+    logic signed [SB-1:0] init_b;
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: a core without elementwise words (ET = 0) does not read it
+    logic [1:0] nt_b;
+    /* verilator lint_on UNUSEDSIGNAL */
+    always_ff @(posedge clk) begin
+        en_b <= acc_en;
+        first_b <= first;
+        wmax_b <= wmax;
+        wuse_b <= wuse;
+        msel_b <= msel;
+        qsel_b <= qsel;
+        init_b <= init;
+        nt_b <= nt;
+        wmax_c <= wmax_b;
+        qsel_c <= qsel_b;
+        wmax_d <= wmax_c;
+        qsel_d <= qsel_c;
+    end
 
-    // ---------------------------------------------------------------- MAC units
+    // ---------------------------------------------------------------- MAC units (stage A)
     // (the routing is written as loops over the lanes, not as generate blocks per unit and shape:
     // Yosys unrolls them into constant selects, Verilator keeps them loops, and a core of 1,024
     // units then compiles in seconds, not minutes)
@@ -145,6 +186,7 @@ module hlsgen_core_dp #(
     logic [NU1*PKW-1:0] ua;                  // each unit's operands: the packed (or single) one
     logic [NU1*OW-1:0] uq;                   // and the shared one
     logic [NU1*PPW-1:0] upp;                 // its product
+    logic [NU1*PPW-1:0] upp_b;               // ... registered (the DSP48E2's MREG)
     logic [NU1*PRW-1:0] u_lo, u_hi;          // the products of its first and second lane (paired shapes)
     logic [NU1*PRW-1:0] u_one;               // its product as one lane's (unpaired shapes)
     always_comb for (int k = 0; k < NL; k++) d[k] = DW'($signed(x[k * SB +: SB])) - DW'(zp);
@@ -205,24 +247,37 @@ module hlsgen_core_dp #(
             end
         end
     end
-    // the multipliers, and a packed product's two fields (a loop too: Verilator then compiles one
-    // unit's code, not NU copies of it, and Yosys still makes a multiplier per unit)
+    // the multipliers (a loop too: Verilator then compiles one unit's code, not NU copies of it,
+    // and Yosys still makes a multiplier per unit), their products registered as they leave them
     always_comb begin : units
-        for (int u = 0; u < NU1; u++) begin
-            upp[u * PPW +: PPW] = $signed(ua[u * PKW +: PKW]) * $signed(uq[u * OW +: OW]);
-            u_one[u * PRW +: PRW] = PRW'(upp[u * PPW +: PPW]);
-            u_lo[u * PRW +: PRW] = PK ? PRW'($signed(upp[u * PPW +: SP])) : '0;
-            u_hi[u * PRW +: PRW] = PK ? PRW'(($signed(upp[u * PPW +: PPW]) - PPW'($signed(upp[u * PPW +: SP]))) >>> SP) : '0;
-        end
+        for (int u = 0; u < NU1; u++) upp[u * PPW +: PPW] = $signed(ua[u * PKW +: PKW]) * $signed(uq[u * OW +: OW]);
+    end
+    always_ff @(posedge clk) upp_b <= upp;
+    // the lanes' own values, for the words without weights: x - zp (average pools) or x (max
+    // pools), and which lanes are live
+    logic [NL-1:0] live_b;
+    logic signed [DW-1:0] raw_b[NL];
+    always_ff @(posedge clk) begin
+        live_b <= live;
+        for (int k = 0; k < NL; k++) raw_b[k] <= !RAW ? '0 : wmax ? DW'($signed(x[k * SB +: SB])) : d[k];
     end
 
+    // ---------------------------------------------------------------- accumulation (stage B)
+    // a packed product's two fields
+    always_comb begin : fields
+        for (int u = 0; u < NU1; u++) begin
+            u_one[u * PRW +: PRW] = PRW'(upp_b[u * PPW +: PPW]);
+            u_lo[u * PRW +: PRW] = PK ? PRW'($signed(upp_b[u * PPW +: SP])) : '0;
+            u_hi[u * PRW +: PRW] = PK ? PRW'(($signed(upp_b[u * PPW +: PPW]) - PPW'($signed(upp_b[u * PPW +: SP]))) >>> SP) : '0;
+        end
+    end
     // every lane's product: w * (x - zp) from its unit under the word's shape, x - zp when the
     // word has no weights
     logic signed [PRW-1:0] prod[NL];
     always_comb begin : route_out
-        for (int k = 0; k < NL; k++) prod[k] = PRW'(d[k]);
+        for (int k = 0; k < NL; k++) prod[k] = PRW'(raw_b[k]);
         for (int i = 0; i < NSH; i++) begin
-            if (wuse && msel[i]) begin
+            if (wuse_b && msel_b[i]) begin
                 for (int v = 0; v < MV; v++) begin
                     for (int p = 0; p < MP; p++) begin
                         for (int s = 0; s < MS; s++) begin
@@ -237,37 +292,35 @@ module hlsgen_core_dp #(
         end
     end
     /* verilator lint_on UNUSEDSIGNAL */
-
-    // ---------------------------------------------------------------- accumulation
     // (loops over the outputs, as the MAC units above). A max pool's maxima are compared at DW
     // bits, not AW: its inputs and its start (the input type's minimum) are activations of at
     // most XB bits, signed or not, and so is every maximum of them
-    logic signed [AW-1:0] acc[NO];
-    logic [NO*AW-1:0] nxt;                   // every output's value after this step
+    logic signed [AW-1:0] acc[NO];           // every output's value after the step in stage C
+    logic [NO*AW-1:0] nxt;                   // every output's value after the step in stage B
     logic signed [AW-1:0] o_sum[NO];
     logic signed [DW-1:0] o_mx[NO];
     always_comb begin : outs
         for (int o = 0; o < NO; o++) begin
-            o_sum[o] = first ? AW'(init) : acc[o];
+            o_sum[o] = first_b ? AW'(init_b) : acc[o];
             o_mx[o] = DW'(o_sum[o]);
             for (int s = 0; s < MS; s++) begin
-                if (live[o * MS + s]) begin
+                if (live_b[o * MS + s]) begin
                     o_sum[o] = o_sum[o] + AW'(prod[o * MS + s]);
-                    if (DW'($signed(x[(o * MS + s) * SB +: SB])) > o_mx[o]) o_mx[o] = DW'($signed(x[(o * MS + s) * SB +: SB]));
+                    if (raw_b[o * MS + s] > o_mx[o]) o_mx[o] = raw_b[o * MS + s];
                 end
             end
-            nxt[o * AW +: AW] = wmax ? AW'(o_mx[o]) : o_sum[o];
+            nxt[o * AW +: AW] = wmax_b ? AW'(o_mx[o]) : o_sum[o];
         end
     end
-    always_ff @(posedge clk) if (acc_en) for (int o = 0; o < NO; o++) acc[o] <= nxt[o * AW +: AW];
+    always_ff @(posedge clk) if (en_b) for (int o = 0; o < NO; o++) acc[o] <= nxt[o * AW +: AW];
 
-    // ---------------------------------------------------------------- requantizers
+    // ---------------------------------------------------------------- requantizers (stages C, D)
     // the word's VEC x PE shape routes its outputs onto the requantizers (output (v, p) onto
     // requantizer v * PE + p) and their results back
     localparam int NRQ1 = NRQ > 0 ? NRQ : 1;
-    // each requantizer's input value and row (multiplier, bias, shift, rounding, zero point,
-    // clamp), as arrays rather than one packed row per requantizer: Verilator then copies
-    // words, not slices of a 188-bit vector
+    // each requantizer's input value and multiplier (stage C), the rest of its row (stage D), as
+    // arrays rather than one packed row per requantizer: Verilator then copies words, not slices
+    // of a 188-bit vector
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: without requantizers (NRQ = 0) these are unread, and
     logic signed [AW-1:0] r_v[NRQ1];         // the routing's indices are ints
     logic signed [31:0] r_m0[NRQ1], r_zp[NRQ1], r_lo[NRQ1], r_hi[NRQ1];
@@ -292,19 +345,19 @@ module hlsgen_core_dp #(
             r_he[k] = 1'b0;
         end
         for (int j = 0; j < NQS; j++) begin
-            if (qsel[j]) begin
-                for (int v = 0; v < MV; v++) begin
-                    for (int p = 0; p < MP; p++) begin
-                        if (f_rq(j, v, p) >= 0) begin
-                            r_v[f_rq(j, v, p)] = nxt[(v * MP + p) * AW +: AW];
-                            r_m0[f_rq(j, v, p)] = m0[(v * MP + p) * 32 +: 32];
-                            r_bias[f_rq(j, v, p)] = bias[(v * MP + p) * PW +: PW];
-                            r_sh[f_rq(j, v, p)] = shift[(v * MP + p) * 7 +: 7];
-                            r_he[f_rq(j, v, p)] = he[v * MP + p];
-                            r_zp[f_rq(j, v, p)] = ozp[(v * MP + p) * 32 +: 32];
-                            r_lo[f_rq(j, v, p)] = lo[(v * MP + p) * 32 +: 32];
-                            r_hi[f_rq(j, v, p)] = hi[(v * MP + p) * 32 +: 32];
-                        end
+            for (int v = 0; v < MV; v++) begin
+                for (int p = 0; p < MP; p++) begin
+                    if (qsel_c[j] && f_rq(j, v, p) >= 0) begin
+                        r_v[f_rq(j, v, p)] = acc[v * MP + p];
+                        r_m0[f_rq(j, v, p)] = m0[(v * MP + p) * 32 +: 32];
+                    end
+                    if (qsel_d[j] && f_rq(j, v, p) >= 0) begin
+                        r_bias[f_rq(j, v, p)] = bias[(v * MP + p) * PW +: PW];
+                        r_sh[f_rq(j, v, p)] = shift[(v * MP + p) * 7 +: 7];
+                        r_he[f_rq(j, v, p)] = he[v * MP + p];
+                        r_zp[f_rq(j, v, p)] = ozp[(v * MP + p) * 32 +: 32];
+                        r_lo[f_rq(j, v, p)] = lo[(v * MP + p) * 32 +: 32];
+                        r_hi[f_rq(j, v, p)] = hi[(v * MP + p) * 32 +: 32];
                     end
                 end
             end
@@ -314,13 +367,14 @@ module hlsgen_core_dp #(
     genvar r;
     generate
         for (r = 0; r < NRQ; r = r + 1) begin : g_rq
-            logic signed [AW+31:0] rp;
+            logic signed [AW+31:0] rp, rp_d;     // the product, registered as it leaves the multiplier
             /* verilator lint_off UNUSEDSIGNAL */   // waiver: the saturated value fits SB bits
             logic signed [RW-1:0] q;
             /* verilator lint_on UNUSEDSIGNAL */
             assign rp = r_v[r] * r_m0[r];
+            always_ff @(posedge clk) rp_d <= rp;
             hlsgen_rq_tail #(.W(RW)) rq (
-                .p(RW'(rp) + RW'(r_bias[r])), .sh(r_sh[r]), .half_even(r_he[r]), .zp(RW'(r_zp[r])), .lo(RW'(r_lo[r])),
+                .p(RW'(rp_d) + RW'(r_bias[r])), .sh(r_sh[r]), .half_even(r_he[r]), .zp(RW'(r_zp[r])), .lo(RW'(r_lo[r])),
                 .hi(RW'(r_hi[r])), .q(q));
             assign r_q[r] = q[SB-1:0];
         end
@@ -330,11 +384,13 @@ module hlsgen_core_dp #(
     endgenerate
     // each output: the maximum (max pools), its requantizer's result under the word's shape, or
     // (no requantizer) the raw value
+    logic [NO*SB-1:0] raw_d;                 // the accumulators' low bits, in stage D
+    always_ff @(posedge clk) for (int o = 0; o < NO; o++) raw_d[o * SB +: SB] <= acc[o][SB-1:0];
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: the routing's indices are ints
     always_comb begin : rq_out
-        for (int oi = 0; oi < NO; oi++) wq[oi * SB +: SB] = nxt[oi * AW +: SB];
+        wq = raw_d;
         for (int j = 0; j < NQS; j++) begin
-            if (!wmax && qsel[j]) begin
+            if (!wmax_d && qsel_d[j]) begin
                 for (int v = 0; v < MV; v++) begin
                     for (int p = 0; p < MP; p++) begin
                         if (f_rq(j, v, p) >= 0) wq[(v * MP + p) * SB +: SB] = r_q[f_rq(j, v, p)];
@@ -346,6 +402,8 @@ module hlsgen_core_dp #(
     /* verilator lint_on UNUSEDSIGNAL */
 
     // ---------------------------------------------------------------- elementwise lanes
+    // (A: the terms' products, registered as they leave the multipliers; B: plus the bias; C: the
+    // requantizer's tail; D: its result, registered)
     genvar l;
     generate
         if (ET == 0) begin : g_noelt         // the core's element words only move data
@@ -355,12 +413,13 @@ module hlsgen_core_dp #(
                 assign eq[l * SB +: SB] = '0;
             end
             for (l = 0; l < EL; l = l + 1) begin : g_elt
-                logic signed [RW-1:0] p;
+                logic signed [RW-1:0] p_c;
                 /* verilator lint_off UNUSEDSIGNAL */   // waiver: the saturated value fits SB bits
                 logic signed [RW-1:0] q;
                 /* verilator lint_on UNUSEDSIGNAL */
+                logic [SB-1:0] q_d;
                 logic signed [DW-1:0] d0;
-                logic signed [DW+31:0] t0, t1;
+                logic signed [DW+31:0] t0, t1, t0_b, t1_b;
                 assign d0 = DW'($signed(ex[l * SB +: SB])) - DW'($signed(ezp[0 +: SB + 1]));
                 assign t0 = d0 * $signed(em[l * 32 +: 32]);
                 if (ET > 1) begin : g_t1
@@ -370,11 +429,16 @@ module hlsgen_core_dp #(
                 end else begin : g_not1
                     assign t1 = '0;
                 end
-                assign p = RW'($signed(ebias[l * PW +: PW])) + (nt != 2'd0 ? RW'(t0) : '0) + (nt > 2'd1 ? RW'(t1) : '0);
+                always_ff @(posedge clk) begin
+                    t0_b <= t0;
+                    t1_b <= t1;
+                    p_c <= RW'($signed(ebias[l * PW +: PW])) + (nt_b != 2'd0 ? RW'(t0_b) : '0) + (nt_b > 2'd1 ? RW'(t1_b) : '0);
+                    q_d <= q[SB-1:0];
+                end
                 hlsgen_rq_tail #(.W(RW)) rq (
-                    .p(p), .sh(eshift[l * 7 +: 7]), .half_even(ehe[l]), .zp(RW'($signed(eozp[l * 32 +: 32]))),
+                    .p(p_c), .sh(eshift[l * 7 +: 7]), .half_even(ehe[l]), .zp(RW'($signed(eozp[l * 32 +: 32]))),
                     .lo(RW'($signed(elo[l * 32 +: 32]))), .hi(RW'($signed(ehi[l * 32 +: 32]))), .q(q));
-                assign eq[l * SB +: SB] = q[SB-1:0];
+                assign eq[l * SB +: SB] = q_d;
             end
         end
     endgenerate

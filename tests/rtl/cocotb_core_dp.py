@@ -7,7 +7,12 @@ HLSGEN_CASE gives the parameters and the shapes behind them (`mac`: VEC, PE, SIM
 in a shape paired along PE the lanes of a pair read the same activation (a dense conv), along
 VEC the same weight; lanes are live at random inside the folding (padding, ragged edges). A
 paired shape's weights are PWB bits wide, an unpaired shape's WB (a core whose int8 stem conv
-beside its int4 layers)."""
+beside its int4 layers).
+
+The datapath is a pipeline (DPL = 3: a step's outputs come 3 cycles after its operands): the
+steps stream in back to back, with random empty cycles between them (acc_en low, the operands
+random), and every table row comes in the cycle its stage uses it (hlsgen_core_dp's header), so
+a row of another step sits on the other stages' ports at the same time."""
 import json
 import os
 import random
@@ -39,6 +44,12 @@ def tail(p, sh, half_even, zp, lo, hi):
     return min(max(q, lo), hi)
 
 
+DPL = 3                                       # hlsgen_core_dp's latency: operands to outputs
+# the cycle, after its operands, each row field is read in (hlsgen_core_dp's header)
+ROW_AT = {"m0": 2, "bias": 3, "shift": 3, "he": 3, "ozp": 3, "lo": 3, "hi": 3,
+          "em": 0, "ebias": 1, "eshift": 2, "ehe": 2, "eozp": 2, "elo": 2, "ehi": 2}
+
+
 @cocotb.test()
 async def core_dp_matches_reference(dut):
     c = json.loads(os.environ["HLSGEN_CASE"])
@@ -48,7 +59,7 @@ async def core_dp_matches_reference(dut):
     cocotb.start_soon(_clock(dut.clk))
     xb = c["XB"]
     qlo, qhi = -(1 << (sb - 1)), (1 << (sb - 1)) - 1           # what a requantizer may saturate to
-    bad = []
+    steps = []                                    # every step: its port values and expected outputs
     for trial in range(c["trials"]):
         # the word kinds this core's parameters allow: a weighted window word (at one of its MAC
         # shapes), an average pool (no weights, at one of its requantizer shapes), a max pool (any
@@ -90,52 +101,65 @@ async def core_dp_matches_reference(dut):
                     k = o * ms + s
                     if live[k]:
                         acc[o] = max(acc[o], x[k]) if wmax else acc[o] + (w[k] if wuse else 1) * (x[k] - zp)
-            dut.acc_en.value = 1
-            dut.first.value = int(step == 0)
-            dut.wmax.value = int(wmax)
-            dut.wuse.value = int(wuse)
-            dut.fv.value, dut.fp.value, dut.fs.value = fv, fp, fs
-            dut.live.value = pack(live, 1)
-            dut.x.value = pack(x, sb)
-            dut.w.value = pack([wv if lv else 0 for wv, lv in zip(w, live)], wb)
-            dut.zp.value = zp & ((1 << (sb + 1)) - 1)
-            dut.init.value = init & ((1 << sb) - 1)
+            port = dict(acc_en=1, first=int(step == 0), wmax=int(wmax), wuse=int(wuse), fv=fv, fp=fp, fs=fs,
+                        live=pack(live, 1), x=pack(x, sb), w=pack([wv if lv else 0 for wv, lv in zip(w, live)], wb),
+                        zp=zp & ((1 << (sb + 1)) - 1), init=init & ((1 << sb) - 1))
             for name, key, bits in (("m0", "m", 32), ("bias", "bias", pw), ("shift", "sh", 7), ("he", "he", 1),
                                     ("ozp", "zp", 32), ("lo", "lo", 32), ("hi", "hi", 32)):
-                getattr(dut, name).value = pack([r[key] for r in rows], bits)
-            # elementwise lanes, same cycle: bias + sum_t (x_t - zp_t) * m_t
+                port[name] = pack([r[key] for r in rows], bits)
+            want = {}
+            for o in range(no):
+                r = rows[o]
+                if not wmax and not (o // mp < fv and o % mp < fp):
+                    continue                      # an output outside the word's folding
+                want[o] = acc[o] if wmax else tail(acc[o] * r["m"] + r["bias"], r["sh"], r["he"], r["zp"], r["lo"],
+                                                   r["hi"])
+            # elementwise lanes, same step: bias + sum_t (x_t - zp_t) * m_t
             nt = rng.randint(1, c["ET"]) if c["ET"] else 0
             ex = [rng.randint(xlo, xhi) for _ in range(2 * ml)]
             ezp = [rng.randint(max(xlo, -20), 20) for _ in range(2)]
             em = [rng.randint(1 << 28, (1 << 31) - 1) for _ in range(2 * ml)]
             erows = [dict(bias=rng.randint(-(1 << 30), 1 << 30), sh=rng.randint(28, 40), he=rng.randint(0, 1),
                           zp=rng.randint(-5, 5), lo=qlo, hi=qhi) for _ in range(ml)]
-            dut.nt.value = nt
-            dut.ex.value = pack(ex, sb)
-            dut.ezp.value = pack(ezp, sb + 1)
-            dut.em.value = pack(em, 32)
+            port.update(nt=nt, ex=pack(ex, sb), ezp=pack(ezp, sb + 1), em=pack(em, 32))
             for name, key, bits in (("ebias", "bias", pw), ("eshift", "sh", 7), ("ehe", "he", 1), ("eozp", "zp", 32),
                                     ("elo", "lo", 32), ("ehi", "hi", 32)):
-                getattr(dut, name).value = pack([r[key] for r in erows], bits)
-            await Timer(1, "ns")
-            got = unpack(dut.wq.value, sb, no)
-            for o in range(no):
-                r = rows[o]
-                if not wmax and not (o // mp < fv and o % mp < fp):
-                    continue                      # an output outside the word's folding
-                want = acc[o] if wmax else tail(acc[o] * r["m"] + r["bias"], r["sh"], r["he"], r["zp"], r["lo"], r["hi"])
-                if got[o] != want:
-                    bad.append(("window", trial, step, o, want, got[o]))
+                port[name] = pack([r[key] for r in erows], bits)
+            ewant = {}
             if c["ET"]:
-                egot = unpack(dut.eq.value, sb, ml)
                 for lane in range(c["EL"]):       # (the other lanes serve moves: no arithmetic)
                     r = erows[lane]
                     p = r["bias"] + sum((ex[t * ml + lane] - ezp[t]) * em[t * ml + lane] for t in range(nt))
-                    want = tail(p, r["sh"], r["he"], r["zp"], r["lo"], r["hi"])
+                    ewant[lane] = tail(p, r["sh"], r["he"], r["zp"], r["lo"], r["hi"])
+            steps.append(dict(port=port, want=want, ewant=ewant, at=(trial, step)))
+            while rng.random() < 0.25:            # an empty cycle: nothing fires, the operands are noise
+                noise = {k: rng.getrandbits(max(1, len(getattr(dut, k)))) for k in port}
+                steps.append(dict(port=dict(noise, acc_en=0), want=None, ewant=None, at=None))
+    # stream them: step i's operands in cycle i, its row fields ROW_AT later, its outputs DPL later
+    bad = []
+    checked = 0
+    for cyc in range(len(steps) + DPL):
+        for name in steps[0]["port"]:
+            i = cyc - ROW_AT.get(name, 0)
+            if 0 <= i < len(steps):
+                getattr(dut, name).value = steps[i]["port"][name]
+        await Timer(1, "ns")
+        i = cyc - DPL
+        if 0 <= i < len(steps) and steps[i]["want"] is not None:
+            got = unpack(dut.wq.value, sb, no)
+            for o, want in steps[i]["want"].items():
+                checked += 1
+                if got[o] != want:
+                    bad.append(("window", *steps[i]["at"], o, want, got[o]))
+            if steps[i]["ewant"]:
+                egot = unpack(dut.eq.value, sb, ml)
+                for lane, want in steps[i]["ewant"].items():
+                    checked += 1
                     if egot[lane] != want:
-                        bad.append(("elementwise", trial, step, lane, want, egot[lane]))
-            await RisingEdge(dut.clk)             # the accumulators take this step's sums
-            await Timer(1, "ns")
+                        bad.append(("elementwise", *steps[i]["at"], lane, want, egot[lane]))
+        await RisingEdge(dut.clk)
+        await Timer(1, "ns")
+    assert checked > 0
     assert not bad, f"{len(bad)} outputs differ; first (kind, trial, step, lane, reference, rtl): {bad[:5]}"
 
 

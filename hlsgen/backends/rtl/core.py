@@ -258,6 +258,10 @@ def word_cycles(f: List[int], vec: int, pe: int, simd: int, lat: int) -> int:
 # the publication delay, the off-chip waits (write-back at the task's end, streamed weights), the
 # window words' address steps, and the element words' lane steps, element count, publication
 # steps and address maps
+# hlsgen_core: a step fires, and its outputs are written WD cycles later (the read stage and
+# hlsgen_core_dp's DPL = 3); a task's rows are published, and its drain ends, PLAT cycles after
+# its last step, so PLAT must be at least this
+WRITE_DELAY = 4
 RTL_FIELDS = (("VEC", 1), ("PE", 1), ("SIMD", 1), ("LAT", 1), ("TAP", 1), ("ORD", MAX_RANK), ("PID", 1), ("PDIV", 1),
               ("PTOT", 1), ("SRC0", 5), ("SRC1", 5), ("PLAT", 1), ("HOLD", 1), ("WWAIT", 1), ("WIN", len(WIN_FIELDS)),
               ("ESTEP", MAX_RANK), ("ELEMS", 1), ("PQ", 1), ("PR", 1), ("MB", NMAP), ("MONE", NMAP), ("MSTEP", NMAP),
@@ -490,9 +494,10 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     what: Dict[int, List[str]] = {c: [] for c in range(ncores)}
     taps: List[int] = []
     lanes = {c: {"MV": 1, "MP": 1, "MS": 1, "ML": 1} for c in range(ncores)}
-    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1}
+    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "RAW": 0}
              for c in range(ncores)}
     per_task: Dict[str, int] = {}
+    written: Dict[str, set] = {}             # per task, the tensors its words so far write
     depth = 1
     for k, w in enumerate(program):
         t = tasks[w["task"]]
@@ -502,6 +507,9 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         last = last_word[t.name] == k
         plat = depth_of(OPS[t.op].loops(t, graph), plan.folding)     # publication delay of every word
         lat = plat if last else 0                                    # drain after the task's last word
+        if plat < WRITE_DELAY:
+            raise ValueError(f"task {label(t.name, 40)}: pipeline depth {plat} is below hlsgen_core's write delay "
+                             f"{WRITE_DELAY}: its rows would be published before they are written")
         f = list(w["f"])
         tap_off = len(taps)
         kind = f[WORD["KIND"]]
@@ -526,6 +534,11 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
             if kind == KIND_MOVE:
                 f, order = _split_divides(t.name, f, order)
         arith[c]["XB"] = max([arith[c]["XB"]] + [graph.tensors[n].dtype.bits for n in srcs if n is not None])
+        # a task's words follow each other without a drain: none may read what an earlier one
+        # writes, whose last writes land WRITE_DELAY cycles after its last step
+        if any(n is not None and root(n) in written.get(t.name, ()) for n in srcs):
+            raise ValueError(f"task {label(t.name, 40)}: a word reads what an earlier word of the task writes")
+        written.setdefault(t.name, set()).add(out)
         first_of_core = not words[c]
         per_task[t.name] = per_task.get(t.name, 0) + word_cycles(f, vec, pe, simd, lat) - (1 if first_of_core else 0)
         f[WORD["DST"]] = base[f[WORD["DST"]]]
@@ -621,7 +634,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         ln, ar = lanes[core["index"]], arith[core["index"]]
         core["params"] = {**ln, "NR": max(ln["MV"] * ln["MP"] * ln["MS"], 2 * ln["ML"]),
                           "NW": max(ln["MV"] * ln["MP"], ln["ML"]),
-                          **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL")}, **_units(ar, device)}
+                          **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL", "RAW")}, **_units(ar, device)}
         # the cost model's datapath for this core: a dataflow task's own, a sequential stage's
         # time-shared core (each pool of multipliers as large as its largest user: core_dsp)
         opts = [evaluate(OPS[tasks[n].op].loops(tasks[n], graph), plans[n].folding, device) for n in what[core["index"]]]
@@ -689,6 +702,8 @@ def _arith(a: Dict, task, graph: Graph, f: List[int], vec: int, pe: int, simd: i
         a["ET"] = max(a["ET"], f[WORD["E_NT"]], 1)
         a["EL"] = max(a["EL"], vec * pe)
         return
+    if kind == KIND_WINDOW and f[WORD["W_WSRC"]] < 0:
+        a["RAW"] = 1                         # a pool: its lanes' activations pass the multipliers by
     if kind != KIND_WINDOW or f[WORD["W_MAX"]]:
         return
     a["rq"].add((vec, pe))

@@ -179,7 +179,7 @@ def _synth_context(core: Dict, sched, device) -> Dict:
     simulation-first RTL holds whole, which are not synthesized (docs/rtl.md)."""
     p = core["core_params"]
     dp_keys = ("MV", "MP", "MS", "ML", "XB", "AW", "NU", "PWB", "NSH", "SHV", "SHP", "SHS", "SHM", "NRQ", "NQS", "QSV", "QSP", "ET",
-               "EL")
+               "EL", "RAW")
     cores = [{"index": c["index"], "stage": c["stage"], "mode": sched.stages[c["stage"]].mode, "tasks": c["tasks"],
               "params": dict({k: c["params"][k] for k in dp_keys}, SB=p["SB"], WB=c["params"]["CWB"], PW=p["PW"]),
               "model": c["model"]} for c in core["cores"]]
