@@ -64,9 +64,9 @@
 // LAT. start runs words [first, last) once, then pulses done.
 // A step is five pipeline stages. In the first the control computes the step's addresses, checks
 // that the rows it reads are written, and fires; the top's memory and this core's weight table
-// return the operands at the next clock edge. hlsgen_core_dp computes with them in DPL = 3 more
-// stages (multiply, accumulate, requantize; its header), each requantization row read in the
-// cycle its stage uses it, and the outputs are written WD = 4 cycles after the step fired. A
+// return the operands at the next clock edge. hlsgen_core_dp computes with them in DPL = 4 more
+// stages (multiply, sum, accumulate, requantize; its header), each requantization row read in
+// the cycle its stage uses it, and the outputs are written WD = 5 cycles after the step fired. A
 // step's controls travel with it (q_* below, and hlsgen_core_dp's own), so a word's last steps
 // finish in the FETCH or DRAIN cycles after it while the next word starts. The pipeline adds no
 // cycle: a row completes when its last step fires and is published PLAT cycles later (the delay
@@ -171,7 +171,7 @@ module hlsgen_core #(
     localparam int R = 6;                    // tensor rank of eltwise / move / scatter words
     localparam int X = NF - NX;
     localparam int NO = MV * MP;             // output lanes of a window step
-    localparam int DPL = 3;                  // hlsgen_core_dp's latency: operands to outputs
+    localparam int DPL = 4;                  // hlsgen_core_dp's latency: operands to outputs
     localparam int WD = 1 + DPL;             // a step fires, its writes land WD cycles later
 
     // ---------------------------------------------------------------- tables
@@ -335,13 +335,13 @@ module hlsgen_core #(
     logic [ML*SB-1:0] dp_eq;
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: table rows are ints, the tables decode the low bits
     int w_row[NO];
-    int w_row_q[3][NO], e_row_q[2][ML];       // the step's rows, 1, 2 (and 3) cycles after it fired
+    int w_row_q[4][NO], e_row_q[2][ML];       // the step's rows, 1 to 4 (1, 2) cycles after it fired
     /* verilator lint_on UNUSEDSIGNAL */
     always_comb for (int o = 0; o < NO; o++) w_row[o] = w_rq + o0 + o % MP;
     always_ff @(posedge clk) begin
         for (int o = 0; o < NO; o++) begin
             w_row_q[0][o] <= w_row[o];
-            for (int i = 1; i < 3; i++) w_row_q[i][o] <= w_row_q[i - 1][o];
+            for (int i = 1; i < 4; i++) w_row_q[i][o] <= w_row_q[i - 1][o];
         end
         for (int l = 0; l < ML; l++) begin
             e_row_q[0][l] <= e_row[l];
@@ -352,7 +352,7 @@ module hlsgen_core #(
     // addresses (its registered read ports); the weights are read from this core's table the same
     // way, into the registers the arithmetic takes them from. A requantization row is read the
     // same way, timed for the cycle hlsgen_core_dp's stage uses it (its header): a window
-    // output's multiplier 3 cycles after the step fired and the rest of its row 4 cycles after;
+    // output's multiplier 4 cycles after the step fired and the rest of its row 5 cycles after;
     // an elementwise lane's multipliers 1 cycle after, its bias 2 and the rest 3
     always_comb begin
         for (int k = 0; k < NL; k++) dp_x[k * SB +: SB] = rdata[k];
@@ -365,13 +365,13 @@ module hlsgen_core #(
             dp_w[k * CWB +: CWB] <= w_live[k] && w_wsrc >= 0 ? CWB'(wrom[w_widx[k]]) : '0;
         end
         for (int o = 0; o < NO; o++) begin
-            dp_m0[o * 32 +: 32] <= rq_m0[w_row_q[1][o]];
-            dp_bias[o * PW +: PW] <= rq_bias[w_row_q[2][o]];
-            dp_shift[o * 7 +: 7] <= rq_shift[w_row_q[2][o]];
-            dp_he[o] <= rq_he[w_row_q[2][o]];
-            dp_ozp[o * 32 +: 32] <= rq_zp[w_row_q[2][o]];
-            dp_lo[o * 32 +: 32] <= rq_lo[w_row_q[2][o]];
-            dp_hi[o * 32 +: 32] <= rq_hi[w_row_q[2][o]];
+            dp_m0[o * 32 +: 32] <= rq_m0[w_row_q[2][o]];
+            dp_bias[o * PW +: PW] <= rq_bias[w_row_q[3][o]];
+            dp_shift[o * 7 +: 7] <= rq_shift[w_row_q[3][o]];
+            dp_he[o] <= rq_he[w_row_q[3][o]];
+            dp_ozp[o * 32 +: 32] <= rq_zp[w_row_q[3][o]];
+            dp_lo[o * 32 +: 32] <= rq_lo[w_row_q[3][o]];
+            dp_hi[o * 32 +: 32] <= rq_hi[w_row_q[3][o]];
         end
         for (int l = 0; l < ML; l++) begin
             dp_em[l * 32 +: 32] <= rq_m0[e_row[l]];

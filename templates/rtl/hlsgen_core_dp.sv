@@ -7,18 +7,20 @@
 // it is written for Yosys as well as Verilator: packed ports (lane k at bits [k*W +: W]),
 // products at their real widths, no unpacked ports or `return`.
 //
-// A pipeline of four stages, a new step every cycle (DPL = 3: a step's outputs come 3 cycles
+// A pipeline of five stages, a new step every cycle (DPL = 4: a step's outputs come 4 cycles
 // after its operands). Every product is registered where it leaves its multiplier, so that a
-// DSP48E2 takes the register as its MREG:
+// DSP48E2 takes the register as its MREG, and the accumulators' loop is one adder (or one
+// comparator), the step's products being summed in the stage before:
 //   A  the step's operands (hlsgen_core's registered reads) and controls: the MAC units multiply
 //      (window lanes), the elementwise lanes multiply their terms
-//   B  the accumulators add the step's products (or take the maxima); the elementwise lanes add
+//   B  each output's sum of the step's products (or their maximum); the elementwise lanes add
 //      their terms and bias
-//   C  the requantizers multiply the accumulators by M0; the elementwise lanes round, shift and
-//      clamp (hlsgen_rq_tail)
-//   D  the requantizers round, shift and clamp: wq and eq are the step's outputs
-// Each table row comes in the cycle its stage uses it: m0 in C and the rest of a window output's
-// row (bias, shift, rounding, zero point, clamp) in D; an elementwise lane's multipliers em in
+//   C  the accumulators add that sum (or take the maximum); the elementwise lanes round, shift
+//      and clamp (hlsgen_rq_tail)
+//   D  the requantizers multiply the accumulators by M0
+//   E  the requantizers round, shift and clamp: wq and eq are the step's outputs
+// Each table row comes in the cycle its stage uses it: m0 in D and the rest of a window output's
+// row (bias, shift, rounding, zero point, clamp) in E; an elementwise lane's multipliers em in
 // A, its bias in B and the rest in C. The step's controls travel with it, so the next word may
 // start while the last one's steps are still inside.
 //
@@ -96,8 +98,8 @@ module hlsgen_core_dp #(
     input  logic [MV*MP*MS*WB-1:0] w,
     input  logic signed [SB:0]     zp,
     input  logic signed [SB-1:0]   init,
-    // the step's outputs: requantization rows (multiplier in stage C; bias, shift, rounding, zero
-    // point, clamp in stage D)
+    // the step's outputs: requantization rows (multiplier in stage D; bias, shift, rounding, zero
+    // point, clamp in stage E)
     input  logic [MV*MP*32-1:0]    m0,
     input  logic [MV*MP*PW-1:0]    bias,
     input  logic [MV*MP*7-1:0]     shift,
@@ -105,7 +107,7 @@ module hlsgen_core_dp #(
     input  logic [MV*MP*32-1:0]    ozp,
     input  logic [MV*MP*32-1:0]    lo,
     input  logic [MV*MP*32-1:0]    hi,
-    output logic [MV*MP*SB-1:0]    wq,       // stage D: the accumulators after the step, requantized (or the maxima)
+    output logic [MV*MP*SB-1:0]    wq,       // stage E: the accumulators after the step, requantized (or the maxima)
     // elementwise lanes: term t of lane l at [(t * ML + l) * W +: W]; nt, ex, ezp, em in stage A,
     // ebias in B, the rest in C
     input  logic [1:0]             nt,
@@ -118,7 +120,7 @@ module hlsgen_core_dp #(
     input  logic [ML*32-1:0]       eozp,
     input  logic [ML*32-1:0]       elo,
     input  logic [ML*32-1:0]       ehi,
-    output logic [ML*SB-1:0]       eq        // stage D
+    output logic [ML*SB-1:0]       eq        // stage E
     /* verilator lint_on UNUSEDSIGNAL */
 );
     /* verilator lint_off WIDTHCONCAT */    // waiver: '0 fills of the packed lane vectors, which a wide core
@@ -153,11 +155,11 @@ module hlsgen_core_dp #(
             msel[i] = int'(fv) == f_field(TSV, i) && int'(fp) == f_field(TSP, i) && int'(fs) == f_field(TSS, i);
         for (int j = 0; j < NQS; j++) qsel[j] = int'(fv) == f_field(TQV, j) && int'(fp) == f_field(TQP, j);
     end
-    // the step's controls as it moves through stages B, C and D
-    logic en_b, first_b, wmax_b, wuse_b, wmax_c, wmax_d;
+    // the step's controls as it moves through stages B to E
+    logic en_b, first_b, wmax_b, wuse_b, en_c, first_c, wmax_c, wmax_d, wmax_e;
     logic [NSH-1:0] msel_b;
-    logic [NQS-1:0] qsel_b, qsel_c, qsel_d;
-    logic signed [SB-1:0] init_b;
+    logic [NQS-1:0] qsel_b, qsel_c, qsel_d, qsel_e;
+    logic signed [SB-1:0] init_b, init_c;
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: a core without elementwise words (ET = 0) does not read it
     logic [1:0] nt_b;
     /* verilator lint_on UNUSEDSIGNAL */
@@ -170,10 +172,15 @@ module hlsgen_core_dp #(
         qsel_b <= qsel;
         init_b <= init;
         nt_b <= nt;
+        en_c <= en_b;
+        first_c <= first_b;
+        init_c <= init_b;
         wmax_c <= wmax_b;
         qsel_c <= qsel_b;
         wmax_d <= wmax_c;
         qsel_d <= qsel_c;
+        wmax_e <= wmax_d;
+        qsel_e <= qsel_d;
     end
 
     // ---------------------------------------------------------------- MAC units (stage A)
@@ -262,7 +269,7 @@ module hlsgen_core_dp #(
         for (int k = 0; k < NL; k++) raw_b[k] <= !RAW ? '0 : wmax ? DW'($signed(x[k * SB +: SB])) : d[k];
     end
 
-    // ---------------------------------------------------------------- accumulation (stage B)
+    // ---------------------------------------------------------------- the step's sums (stage B)
     // a packed product's two fields
     always_comb begin : fields
         for (int u = 0; u < NU1; u++) begin
@@ -295,30 +302,44 @@ module hlsgen_core_dp #(
     // (loops over the outputs, as the MAC units above). A max pool's maxima are compared at DW
     // bits, not AW: its inputs and its start (the input type's minimum) are activations of at
     // most XB bits, signed or not, and so is every maximum of them
-    logic signed [AW-1:0] acc[NO];           // every output's value after the step in stage C
-    logic [NO*AW-1:0] nxt;                   // every output's value after the step in stage B
-    logic signed [AW-1:0] o_sum[NO];
-    logic signed [DW-1:0] o_mx[NO];
-    always_comb begin : outs
+    logic signed [AW-1:0] s_sum[NO], s_sum_c[NO];   // every output's sum of the step's live products
+    logic signed [DW-1:0] s_mx[NO], s_mx_c[NO];     // and their maximum (the least DW-bit value if none)
+    always_comb begin : step_sums
         for (int o = 0; o < NO; o++) begin
-            o_sum[o] = first_b ? AW'(init_b) : acc[o];
-            o_mx[o] = DW'(o_sum[o]);
+            s_sum[o] = '0;
+            s_mx[o] = {1'b1, {(DW - 1){1'b0}}};
             for (int s = 0; s < MS; s++) begin
                 if (live_b[o * MS + s]) begin
-                    o_sum[o] = o_sum[o] + AW'(prod[o * MS + s]);
-                    if (raw_b[o * MS + s] > o_mx[o]) o_mx[o] = raw_b[o * MS + s];
+                    s_sum[o] = s_sum[o] + AW'(prod[o * MS + s]);
+                    if (raw_b[o * MS + s] > s_mx[o]) s_mx[o] = raw_b[o * MS + s];
                 end
             end
-            nxt[o * AW +: AW] = wmax_b ? AW'(o_mx[o]) : o_sum[o];
         end
     end
-    always_ff @(posedge clk) if (en_b) for (int o = 0; o < NO; o++) acc[o] <= nxt[o * AW +: AW];
+    always_ff @(posedge clk) begin
+        s_sum_c <= s_sum;
+        s_mx_c <= s_mx;
+    end
 
-    // ---------------------------------------------------------------- requantizers (stages C, D)
+    // ---------------------------------------------------------------- accumulation (stage C)
+    logic signed [AW-1:0] acc[NO];           // every output's value after the step in stage D
+    logic signed [AW-1:0] o_base[NO];        // where the step starts: init (an output group's first step) or acc
+    logic signed [DW-1:0] o_mx[NO];
+    logic [NO*AW-1:0] nxt;                   // every output's value after the step in stage C
+    always_comb begin : outs
+        for (int o = 0; o < NO; o++) begin
+            o_base[o] = first_c ? AW'(init_c) : acc[o];
+            o_mx[o] = s_mx_c[o] > DW'(o_base[o]) ? s_mx_c[o] : DW'(o_base[o]);
+            nxt[o * AW +: AW] = wmax_c ? AW'(o_mx[o]) : o_base[o] + s_sum_c[o];
+        end
+    end
+    always_ff @(posedge clk) if (en_c) for (int o = 0; o < NO; o++) acc[o] <= nxt[o * AW +: AW];
+
+    // ---------------------------------------------------------------- requantizers (stages D, E)
     // the word's VEC x PE shape routes its outputs onto the requantizers (output (v, p) onto
     // requantizer v * PE + p) and their results back
     localparam int NRQ1 = NRQ > 0 ? NRQ : 1;
-    // each requantizer's input value and multiplier (stage C), the rest of its row (stage D), as
+    // each requantizer's input value and multiplier (stage D), the rest of its row (stage E), as
     // arrays rather than one packed row per requantizer: Verilator then copies words, not slices
     // of a 188-bit vector
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: without requantizers (NRQ = 0) these are unread, and
@@ -347,11 +368,11 @@ module hlsgen_core_dp #(
         for (int j = 0; j < NQS; j++) begin
             for (int v = 0; v < MV; v++) begin
                 for (int p = 0; p < MP; p++) begin
-                    if (qsel_c[j] && f_rq(j, v, p) >= 0) begin
+                    if (qsel_d[j] && f_rq(j, v, p) >= 0) begin
                         r_v[f_rq(j, v, p)] = acc[v * MP + p];
                         r_m0[f_rq(j, v, p)] = m0[(v * MP + p) * 32 +: 32];
                     end
-                    if (qsel_d[j] && f_rq(j, v, p) >= 0) begin
+                    if (qsel_e[j] && f_rq(j, v, p) >= 0) begin
                         r_bias[f_rq(j, v, p)] = bias[(v * MP + p) * PW +: PW];
                         r_sh[f_rq(j, v, p)] = shift[(v * MP + p) * 7 +: 7];
                         r_he[f_rq(j, v, p)] = he[v * MP + p];
@@ -367,14 +388,14 @@ module hlsgen_core_dp #(
     genvar r;
     generate
         for (r = 0; r < NRQ; r = r + 1) begin : g_rq
-            logic signed [AW+31:0] rp, rp_d;     // the product, registered as it leaves the multiplier
+            logic signed [AW+31:0] rp, rp_e;     // the product, registered as it leaves the multiplier
             /* verilator lint_off UNUSEDSIGNAL */   // waiver: the saturated value fits SB bits
             logic signed [RW-1:0] q;
             /* verilator lint_on UNUSEDSIGNAL */
             assign rp = r_v[r] * r_m0[r];
-            always_ff @(posedge clk) rp_d <= rp;
+            always_ff @(posedge clk) rp_e <= rp;
             hlsgen_rq_tail #(.W(RW)) rq (
-                .p(RW'(rp_d) + RW'(r_bias[r])), .sh(r_sh[r]), .half_even(r_he[r]), .zp(RW'(r_zp[r])), .lo(RW'(r_lo[r])),
+                .p(RW'(rp_e) + RW'(r_bias[r])), .sh(r_sh[r]), .half_even(r_he[r]), .zp(RW'(r_zp[r])), .lo(RW'(r_lo[r])),
                 .hi(RW'(r_hi[r])), .q(q));
             assign r_q[r] = q[SB-1:0];
         end
@@ -384,13 +405,13 @@ module hlsgen_core_dp #(
     endgenerate
     // each output: the maximum (max pools), its requantizer's result under the word's shape, or
     // (no requantizer) the raw value
-    logic [NO*SB-1:0] raw_d;                 // the accumulators' low bits, in stage D
-    always_ff @(posedge clk) for (int o = 0; o < NO; o++) raw_d[o * SB +: SB] <= acc[o][SB-1:0];
+    logic [NO*SB-1:0] raw_e;                 // the accumulators' low bits, in stage E
+    always_ff @(posedge clk) for (int o = 0; o < NO; o++) raw_e[o * SB +: SB] <= acc[o][SB-1:0];
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: the routing's indices are ints
     always_comb begin : rq_out
-        wq = raw_d;
+        wq = raw_e;
         for (int j = 0; j < NQS; j++) begin
-            if (!wmax_d && qsel_d[j]) begin
+            if (!wmax_e && qsel_e[j]) begin
                 for (int v = 0; v < MV; v++) begin
                     for (int p = 0; p < MP; p++) begin
                         if (f_rq(j, v, p) >= 0) wq[(v * MP + p) * SB +: SB] = r_q[f_rq(j, v, p)];
@@ -403,7 +424,7 @@ module hlsgen_core_dp #(
 
     // ---------------------------------------------------------------- elementwise lanes
     // (A: the terms' products, registered as they leave the multipliers; B: plus the bias; C: the
-    // requantizer's tail; D: its result, registered)
+    // requantizer's tail; D, E: its result, registered twice to come out with the window lanes')
     genvar l;
     generate
         if (ET == 0) begin : g_noelt         // the core's element words only move data
@@ -417,7 +438,7 @@ module hlsgen_core_dp #(
                 /* verilator lint_off UNUSEDSIGNAL */   // waiver: the saturated value fits SB bits
                 logic signed [RW-1:0] q;
                 /* verilator lint_on UNUSEDSIGNAL */
-                logic [SB-1:0] q_d;
+                logic [SB-1:0] q_d, q_e;
                 logic signed [DW-1:0] d0;
                 logic signed [DW+31:0] t0, t1, t0_b, t1_b;
                 assign d0 = DW'($signed(ex[l * SB +: SB])) - DW'($signed(ezp[0 +: SB + 1]));
@@ -434,11 +455,12 @@ module hlsgen_core_dp #(
                     t1_b <= t1;
                     p_c <= RW'($signed(ebias[l * PW +: PW])) + (nt_b != 2'd0 ? RW'(t0_b) : '0) + (nt_b > 2'd1 ? RW'(t1_b) : '0);
                     q_d <= q[SB-1:0];
+                    q_e <= q_d;
                 end
                 hlsgen_rq_tail #(.W(RW)) rq (
                     .p(p_c), .sh(eshift[l * 7 +: 7]), .half_even(ehe[l]), .zp(RW'($signed(eozp[l * 32 +: 32]))),
                     .lo(RW'($signed(elo[l * 32 +: 32]))), .hi(RW'($signed(ehi[l * 32 +: 32]))), .q(q));
-                assign eq[l * SB +: SB] = q_d;
+                assign eq[l * SB +: SB] = q_e;
             end
         end
     endgenerate

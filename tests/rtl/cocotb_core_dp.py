@@ -9,7 +9,7 @@ VEC the same weight; lanes are live at random inside the folding (padding, ragge
 paired shape's weights are PWB bits wide, an unpaired shape's WB (a core whose int8 stem conv
 beside its int4 layers).
 
-The datapath is a pipeline (DPL = 3: a step's outputs come 3 cycles after its operands): the
+The datapath is a pipeline (DPL = 4: a step's outputs come 4 cycles after its operands): the
 steps stream in back to back, with random empty cycles between them (acc_en low, the operands
 random), and every table row comes in the cycle its stage uses it (hlsgen_core_dp's header), so
 a row of another step sits on the other stages' ports at the same time."""
@@ -44,9 +44,9 @@ def tail(p, sh, half_even, zp, lo, hi):
     return min(max(q, lo), hi)
 
 
-DPL = 3                                       # hlsgen_core_dp's latency: operands to outputs
+DPL = 4                                       # hlsgen_core_dp's latency: operands to outputs
 # the cycle, after its operands, each row field is read in (hlsgen_core_dp's header)
-ROW_AT = {"m0": 2, "bias": 3, "shift": 3, "he": 3, "ozp": 3, "lo": 3, "hi": 3,
+ROW_AT = {"m0": 3, "bias": 4, "shift": 4, "he": 4, "ozp": 4, "lo": 4, "hi": 4,
           "em": 0, "ebias": 1, "eshift": 2, "ehe": 2, "eozp": 2, "elo": 2, "ehi": 2}
 
 

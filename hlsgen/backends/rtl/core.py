@@ -259,9 +259,9 @@ def word_cycles(f: List[int], vec: int, pe: int, simd: int, lat: int) -> int:
 # window words' address steps, and the element words' lane steps, element count, publication
 # steps and address maps
 # hlsgen_core: a step fires, and its outputs are written WD cycles later (the read stage and
-# hlsgen_core_dp's DPL = 3); a task's rows are published, and its drain ends, PLAT cycles after
+# hlsgen_core_dp's DPL = 4); a task's rows are published, and its drain ends, PLAT cycles after
 # its last step, so PLAT must be at least this
-WRITE_DELAY = 4
+WRITE_DELAY = 5
 RTL_FIELDS = (("VEC", 1), ("PE", 1), ("SIMD", 1), ("LAT", 1), ("TAP", 1), ("ORD", MAX_RANK), ("PID", 1), ("PDIV", 1),
               ("PTOT", 1), ("SRC0", 5), ("SRC1", 5), ("PLAT", 1), ("HOLD", 1), ("WWAIT", 1), ("WIN", len(WIN_FIELDS)),
               ("ESTEP", MAX_RANK), ("ELEMS", 1), ("PQ", 1), ("PR", 1), ("MB", NMAP), ("MONE", NMAP), ("MSTEP", NMAP),
