@@ -182,7 +182,7 @@ def test_memory_reads_are_registered(exported, tmp_path, io):
 
 def test_a_pipeline_shallower_than_the_write_delay_is_refused(exported, tmp_path, monkeypatch, capsys):
     """hlsgen_core writes a step's outputs WRITE_DELAY cycles after it fires (its read stage and
-    hlsgen_core_dp's three), and publishes a task's rows (and ends its drain) its pipeline depth
+    hlsgen_core_dp's four), and publishes a task's rows (and ends its drain) its pipeline depth
     after its last step: a depth below the write delay would let a reader see rows not yet
     written, so the build refuses it and leaves nothing on disk."""
     import hlsgen.backends.rtl.core as core

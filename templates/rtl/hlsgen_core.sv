@@ -62,7 +62,7 @@
 //                                (MADJ: K of the next outer digit - dim[d] * K[d])
 // A word takes 1 fetch cycle (none for a core's first word) + its steps + the cycles it waits +
 // LAT. start runs words [first, last) once, then pulses done.
-// A step is five pipeline stages. In the first the control computes the step's addresses, checks
+// A step is six pipeline stages. In the first the control computes the step's addresses, checks
 // that the rows it reads are written, and fires; the top's memory and this core's weight table
 // return the operands at the next clock edge. hlsgen_core_dp computes with them in DPL = 4 more
 // stages (multiply, sum, accumulate, requantize; its header), each requantization row read in
