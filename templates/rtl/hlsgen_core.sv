@@ -352,8 +352,9 @@ module hlsgen_core #(
     // addresses (its registered read ports); the weights are read from this core's table the same
     // way, into the registers the arithmetic takes them from. A requantization row is read the
     // same way, timed for the cycle hlsgen_core_dp's stage uses it (its header): a window
-    // output's multiplier 4 cycles after the step fired and the rest of its row 5 cycles after;
-    // an elementwise lane's multipliers 1 cycle after, its bias 2 and the rest 3
+    // output's multiplier 4 cycles after the step fired and the rest of its row 5 cycles after
+    // (stages D and E: read at w_row_q[DPL - 2] and [DPL - 1]); an elementwise lane's multipliers
+    // 1 cycle after, its bias 2 and the rest 3 (stages A, B, C, which do not move with DPL)
     always_comb begin
         for (int k = 0; k < NL; k++) dp_x[k * SB +: SB] = rdata[k];
         for (int t = 0; t < 2; t++) dp_ezp[t * (SB + 1) +: SB + 1] = (SB + 1)'(f[F_E_TERMS + t * F_E_TERM + F_E_ZP]);
