@@ -180,7 +180,7 @@ def test_memory_reads_are_registered(exported, tmp_path, io):
         assert any("_wr_data[" in line and "_wr_beat_next" in line for k, line in reads), reads
 
 
-def test_a_pipeline_shallower_than_the_write_delay_is_refused(exported, tmp_path, monkeypatch, capsys):
+def test_a_pipeline_shallower_than_the_write_delay_is_refused(exported, tmp_path, monkeypatch):
     """hlsgen_core writes a step's outputs WRITE_DELAY cycles after it fires (its read stage and
     hlsgen_core_dp's four), and publishes a task's rows (and ends its drain) its pipeline depth
     after its last step: a depth below the write delay would let a reader see rows not yet

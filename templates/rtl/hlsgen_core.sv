@@ -171,8 +171,9 @@ module hlsgen_core #(
     localparam int R = 6;                    // tensor rank of eltwise / move / scatter words
     localparam int X = NF - NX;
     localparam int NO = MV * MP;             // output lanes of a window step
-    localparam int DPL = 4;                  // hlsgen_core_dp's latency: operands to outputs
-    localparam int WD = 1 + DPL;             // a step fires, its writes land WD cycles later
+    localparam int WD = WRITE_DELAY;         // a step fires, its writes land WD cycles later (core.py's
+                                             // WRITE_DELAY, which the build checks every task's depth against)
+    localparam int DPL = WD - 1;             // hlsgen_core_dp's latency, operands to outputs (WD less the read stage)
 
     // ---------------------------------------------------------------- tables
     logic [31:0] prog[NT * NF];
@@ -335,13 +336,13 @@ module hlsgen_core #(
     logic [ML*SB-1:0] dp_eq;
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: table rows are ints, the tables decode the low bits
     int w_row[NO];
-    int w_row_q[4][NO], e_row_q[2][ML];       // the step's rows, 1 to 4 (1, 2) cycles after it fired
+    int w_row_q[DPL][NO], e_row_q[2][ML];     // the step's rows, 1 to DPL (1, 2) cycles after it fired
     /* verilator lint_on UNUSEDSIGNAL */
     always_comb for (int o = 0; o < NO; o++) w_row[o] = w_rq + o0 + o % MP;
     always_ff @(posedge clk) begin
         for (int o = 0; o < NO; o++) begin
             w_row_q[0][o] <= w_row[o];
-            for (int i = 1; i < 4; i++) w_row_q[i][o] <= w_row_q[i - 1][o];
+            for (int i = 1; i < DPL; i++) w_row_q[i][o] <= w_row_q[i - 1][o];
         end
         for (int l = 0; l < ML; l++) begin
             e_row_q[0][l] <= e_row[l];
@@ -366,13 +367,13 @@ module hlsgen_core #(
             dp_w[k * CWB +: CWB] <= w_live[k] && w_wsrc >= 0 ? CWB'(wrom[w_widx[k]]) : '0;
         end
         for (int o = 0; o < NO; o++) begin
-            dp_m0[o * 32 +: 32] <= rq_m0[w_row_q[2][o]];
-            dp_bias[o * PW +: PW] <= rq_bias[w_row_q[3][o]];
-            dp_shift[o * 7 +: 7] <= rq_shift[w_row_q[3][o]];
-            dp_he[o] <= rq_he[w_row_q[3][o]];
-            dp_ozp[o * 32 +: 32] <= rq_zp[w_row_q[3][o]];
-            dp_lo[o * 32 +: 32] <= rq_lo[w_row_q[3][o]];
-            dp_hi[o * 32 +: 32] <= rq_hi[w_row_q[3][o]];
+            dp_m0[o * 32 +: 32] <= rq_m0[w_row_q[DPL - 2][o]];
+            dp_bias[o * PW +: PW] <= rq_bias[w_row_q[DPL - 1][o]];
+            dp_shift[o * 7 +: 7] <= rq_shift[w_row_q[DPL - 1][o]];
+            dp_he[o] <= rq_he[w_row_q[DPL - 1][o]];
+            dp_ozp[o * 32 +: 32] <= rq_zp[w_row_q[DPL - 1][o]];
+            dp_lo[o * 32 +: 32] <= rq_lo[w_row_q[DPL - 1][o]];
+            dp_hi[o * 32 +: 32] <= rq_hi[w_row_q[DPL - 1][o]];
         end
         for (int l = 0; l < ML; l++) begin
             dp_em[l * 32 +: 32] <= rq_m0[e_row[l]];

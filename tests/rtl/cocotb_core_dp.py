@@ -21,6 +21,7 @@ import cocotb
 import numpy as np
 from cocotb.triggers import RisingEdge, Timer
 
+from hlsgen.backends.rtl.core import WRITE_DELAY
 from hlsgen.numerics import round_shift
 
 
@@ -44,9 +45,9 @@ def tail(p, sh, half_even, zp, lo, hi):
     return min(max(q, lo), hi)
 
 
-DPL = 4                                       # hlsgen_core_dp's latency: operands to outputs
+DPL = WRITE_DELAY - 1                         # hlsgen_core_dp's latency: operands to outputs
 # the cycle, after its operands, each row field is read in (hlsgen_core_dp's header)
-ROW_AT = {"m0": 3, "bias": 4, "shift": 4, "he": 4, "ozp": 4, "lo": 4, "hi": 4,
+ROW_AT = {"m0": DPL - 1, "bias": DPL, "shift": DPL, "he": DPL, "ozp": DPL, "lo": DPL, "hi": DPL,
           "em": 0, "ebias": 1, "eshift": 2, "ehe": 2, "eozp": 2, "elo": 2, "ehi": 2}
 
 

@@ -252,16 +252,16 @@ def word_cycles(f: List[int], vec: int, pe: int, simd: int, lat: int) -> int:
     return 1 + steps + lat
 
 
+# hlsgen_core: a step fires, and its outputs are written WRITE_DELAY cycles later (the read
+# stage and hlsgen_core_dp's four); a task's rows are published, and its drain ends, PLAT cycles
+# after its last step, so PLAT must be at least this. hlsgen_word_pkg passes it to the RTL.
+WRITE_DELAY = 5
 # the fields hlsgen_core adds after the HLS core's word (templates/rtl/hlsgen_core.sv), with their
 # widths: the folding, the drain, the tap table offset, the element iteration order, the output's
 # row counter (id, iterations per published row, rows), two sources (counter id, C*H*W, H, W, ALL),
 # the publication delay, the off-chip waits (write-back at the task's end, streamed weights), the
 # window words' address steps, and the element words' lane steps, element count, publication
 # steps and address maps
-# hlsgen_core: a step fires, and its outputs are written WD cycles later (the read stage and
-# hlsgen_core_dp's DPL = 4); a task's rows are published, and its drain ends, PLAT cycles after
-# its last step, so PLAT must be at least this
-WRITE_DELAY = 5
 RTL_FIELDS = (("VEC", 1), ("PE", 1), ("SIMD", 1), ("LAT", 1), ("TAP", 1), ("ORD", MAX_RANK), ("PID", 1), ("PDIV", 1),
               ("PTOT", 1), ("SRC0", 5), ("SRC1", 5), ("PLAT", 1), ("HOLD", 1), ("WWAIT", 1), ("WIN", len(WIN_FIELDS)),
               ("ESTEP", MAX_RANK), ("ELEMS", 1), ("PQ", 1), ("PR", 1), ("MB", NMAP), ("MONE", NMAP), ("MSTEP", NMAP),
@@ -296,8 +296,11 @@ def word_package() -> str:
     lines += [f"    localparam int W_{k} = {i};      // from X + X_WIN" for i, k in enumerate(WIN_FIELDS)]
     lines += [f"    localparam int S_WIDTH = {len(SRC_FIELDS)};", f"    localparam int NX = {NX};",
               f"    localparam int NMAP = {NMAP};      // an element word's address maps (MB, MONE, MSTEP, MADJ)",
+              f"    localparam int WRITE_DELAY = {WRITE_DELAY};      // a step fires, its writes land this many cycles later",
               "    /* verilator lint_on UNUSEDPARAM */", "endpackage", ""]
     return "\n".join(lines)
+
+
 PIXEL_MAJOR = [0, 1, 2, 4, 5, 3]     # rank-6 order N, H, W, C of a 4-D tensor padded to six dims
 NATURAL = [0, 1, 2, 3, 4, 5]
 
