@@ -223,11 +223,13 @@ def test_a_stalled_stage_is_named(exported, tmp_path):
     design = json.loads((out / "sim" / "design.json").read_text())
     core = design["cores"][1]
     nf = int(re.search(r"\.NF\((\d+)\)", (out / "rtl" / "hlsgen_top.sv").read_text()).group(1))
-    words = (out / "rtl" / "program.mem").read_text().split()
-    src0 = core["first"] * nf + nf - NX + X_FIELD["SRC0"]          # the word's source 0 (the word layout)
-    words[src0 + SRC_FIELDS.index("ID")] = f"{0:08x}"              # counter 0
-    words[src0 + SRC_FIELDS.index("ALL")] = f"{1_000_000:08x}"     # ... all of a million rows
-    (out / "rtl" / "program.mem").write_text("\n".join(words) + "\n")
+    rows = (out / "rtl" / "program.mem").read_text().split()      # a word a row, field k at bits 32k
+    fields = [int(rows[core["first"]], 16) >> (32 * k) & 0xFFFFFFFF for k in range(nf)]
+    src0 = nf - NX + X_FIELD["SRC0"]                                # the word's source 0 (the word layout)
+    fields[src0 + SRC_FIELDS.index("ID")] = 0                       # counter 0
+    fields[src0 + SRC_FIELDS.index("ALL")] = 1_000_000              # ... all of a million rows
+    rows[core["first"]] = f"{sum(v << (32 * k) for k, v in enumerate(fields)):0{8 * nf}x}"
+    (out / "rtl" / "program.mem").write_text("\n".join(rows) + "\n")
     r, res = sim(out)
     assert r.returncode != 0 and not res["passed"]
     assert f"stage {core['stage']} core1" in res["stalled"] and core["tasks"] in res["stalled"], res["stalled"]

@@ -88,7 +88,8 @@
 // stepped by word fields, plus lane-constant multiples of fields (v * SW, p * RED) in a window
 // step (a resize's word comes with each scaled dim split into quotient and remainder).
 //
-// Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT x NF words of 32 bits, all cores'),
+// Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT words of NF x 32 bits, all cores',
+// one row per word, field k at bits 32k + 31 .. 32k),
 // WROM (weights), TAP (per window word and reduction index r: the tap's offset in the input,
 // ci * H * W + ky * DH * W + kx * DW, 32 bits, then its row and column offsets, 16 bits each),
 // RQ_BIAS, RQ_M0, RQ_M1, RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP, RQ_HALF_EVEN (one entry per
@@ -176,7 +177,7 @@ module hlsgen_core #(
     localparam int DPL = WD - 1;             // hlsgen_core_dp's latency, operands to outputs (WD less the read stage)
 
     // ---------------------------------------------------------------- tables
-    logic [31:0] prog[NT * NF];
+    logic [NF * 32 - 1:0] prog[NT];         // a word is a row: the fetch reads one row, not NF entries
     logic signed [WB-1:0] wrom[WROM_WORDS];
     logic [79:0] tap[TAP_WORDS];
     logic signed [PW-1:0] rq_bias[RQ_ROWS];
@@ -204,6 +205,14 @@ module hlsgen_core #(
     int pc;
     int f[NF];                               // the current configuration word
     int lat;                                 // drain cycles left
+    // the word the fetch reads (`first` on start, pc after), as one row of the program ROM
+    int fw;
+    logic [NF * 32 - 1:0] frow;
+    assign fw = state == IDLE ? first : pc;
+    assign frow = prog[fw < NT ? fw : 0];
+    function automatic int pf(input int k);  // field k of the row
+        return int'(frow[k * 32 +: 32]);
+    endfunction
 
     // has source t's row `row` been written? (rows counted as the top's counters count them)
     function automatic logic row_written(input int t, input int row);
@@ -317,6 +326,7 @@ module hlsgen_core #(
 
     // ---------------------------------------------------------------- arithmetic (hlsgen_core_dp)
     logic ready, w_fire, e_fire, e_last;
+    logic q_wfire, q_first;                  // a window step fired a cycle ago, and was its output group's first
     localparam int NL = MV * MP * MS;
     logic [NL-1:0] dp_live;
     logic [NL*SB-1:0] dp_x;
@@ -420,7 +430,6 @@ module hlsgen_core #(
     // step that fired i + 1 cycles ago)
     logic s_we[NW];
     int s_waddr[NW];
-    logic q_wfire, q_first;
     logic q_we[WD][NW], q_wout[WD], q_elt[WD];
     int q_waddr[WD][NW];
     always_ff @(posedge clk) begin
@@ -511,46 +520,46 @@ module hlsgen_core #(
     always_ff @(posedge clk)
         if (wr_en) for (int k = 0; k < WBEAT; k++) if (k < wr_count) wrom[wr_addr + k] <= wr_data[k];
 
-    task automatic fetch(input int w);       // load word w and start it
-        automatic int og = int'(prog[w * NF + F_W_OG]);
-        automatic int ghw = int'(prog[w * NF + X + X_WIN + W_GHW]);
+    task automatic fetch();                 // load word fw and start it
+        automatic int og = pf(F_W_OG);
+        automatic int ghw = pf(X + X_WIN + W_GHW);
         automatic int b = 0;
         automatic int rm = 0;
-        for (int k = 0; k < NF; k++) f[k] <= int'(prog[w * NF + k]);
+        for (int k = 0; k < NF; k++) f[k] <= pf(k);
         wstart <= 1'b1;
-        wnum <= w;
+        wnum <= fw;
         n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; i0 <= 0; prow <= 0; prem <= 0;
         begin                                // lane l's coordinates: lane l - 1's, one on
             automatic int c[R];
             automatic int a[NMAP];
-            automatic int e0 = prog[w * NF + F_KIND] == 1 ? F_E_DIMS : F_M_DIMS;
+            automatic int e0 = pf(F_KIND) == 1 ? F_E_DIMS : F_M_DIMS;
             for (int d = 0; d < R; d++) c[d] = 0;
-            for (int m = 0; m < NMAP; m++) a[m] = int'(prog[w * NF + X + X_MB + m]);
+            for (int m = 0; m < NMAP; m++) a[m] = pf(X + X_MB + m);
             for (int l = 0; l < ML; l++) begin
                 automatic logic carry = 1'b1;
                 for (int d = 0; d < R; d++) eco[l][d] <= c[d];
                 for (int m = 0; m < NMAP; m++) begin
                     acc[l][m] <= a[m];
-                    a[m] = a[m] + int'(prog[w * NF + X + X_MONE + m]);
+                    a[m] = a[m] + pf(X + X_MONE + m);
                 end
                 for (int k = R - 1; k >= 0; k--) begin
-                    automatic int d = int'(prog[w * NF + X + X_ORD + k]);
-                    automatic int dim = int'(prog[w * NF + e0 + d]);
+                    automatic int d = pf(X + X_ORD + k);
+                    automatic int dim = pf(e0 + d);
                     if (carry) begin
                         c[d] = c[d] + 1;
                         carry = c[d] >= dim;
                         if (carry) begin
                             c[d] = 0;
-                            for (int m = 0; m < NMAP; m++) a[m] = a[m] + int'(prog[w * NF + X + X_MADJ + m * R + d]);
+                            for (int m = 0; m < NMAP; m++) a[m] = a[m] + pf(X + X_MADJ + m * R + d);
                         end
                     end
                 end
             end
         end
         nin <= 0; nh <= 0; nout <= 0; noh <= 0; yo <= 0; ob <= 0; oo <= 0;
-        iy0 <= -int'(prog[w * NF + F_W_PT]);
-        yoff <= int'(prog[w * NF + X + X_WIN + W_YOFF0]);
-        ix0 <= -int'(prog[w * NF + F_W_PL]);
+        iy0 <= -pf(F_W_PT);
+        yoff <= pf(X + X_WIN + W_YOFF0);
+        ix0 <= -pf(F_W_PL);
         for (int p = 0; p < MP; p++) begin   // lane p's group and place in it: lane p - 1's, one on
             gb[p] <= b; gb0[p] <= b;
             gr[p] <= rm; gr0[p] <= rm;
@@ -560,8 +569,8 @@ module hlsgen_core #(
                 b = b + ghw;
             end
         end
-        lat <= int'(prog[w * NF + X + X_LAT]);
-        state <= (prog[w * NF + F_KIND] == 0) ? WIN : ELEM;
+        lat <= pf(X + X_LAT);
+        state <= (pf(F_KIND) == 0) ? WIN : ELEM;
     endtask
 
     always_ff @(posedge clk) begin
@@ -581,14 +590,14 @@ module hlsgen_core #(
                     pc <= first;
                     state <= FETCH;
                     if (first != last) begin
-                        fetch(first);
+                        fetch();
                         pc <= first + 1;
                     end
                 end
                 FETCH: if (!(f[X + X_HOLD] != 0 && hold)) begin
                     if (pc == last) state <= DONE;
                     else begin
-                        fetch(pc);
+                        fetch();
                         pc <= pc + 1;
                     end
                 end

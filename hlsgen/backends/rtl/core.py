@@ -625,7 +625,9 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         allw += words[c]
         cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]), "first": first,
                       "last": len(allw) // nf, "what": ", ".join(label(n, 40) for n in what[c])})
-    prog = write_mem(outdir / "program.mem", allw or [0], 32)
+    # one row per word (field k at bits 32k..32k+31), so that a fetch is one read of one row
+    rows = [sum((allw[w * nf + k] & 0xFFFFFFFF) << (32 * k) for k in range(nf)) for w in range(len(allw) // nf)]
+    prog = write_mem(outdir / "program.mem", rows or [0], 32 * nf)
     for ch in channels:
         core, k = first_word[ch.task]
         ch.word = cores[core]["first"] + k
