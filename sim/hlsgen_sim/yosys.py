@@ -26,12 +26,16 @@ def find_yosys() -> str:
 
 
 def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str, object],
-                timeout: int = 3600) -> Dict[str, int]:
+                timeout: int = 3600, frontend: str = "verilog") -> Dict[str, int]:
     """Cell counts of `top` with `params` after `synth_xilinx -family xcup` (the whole hierarchy).
     A parameter is Verilog source text (an int, or a string such as a vector literal 48'h...),
     except a Verilog string literal ("path", in double quotes), which names a $readmemh table.
     yowasp's Yosys reads and writes only below its working folder, so the sources and tables
-    are copied into `work` and named relatively."""
+    are copied into `work` and named relatively.
+    frontend: "verilog", Yosys's own read_verilog -sv (the datapath modules), or "slang", the
+    slang SystemVerilog frontend built into Yosys since 0.67 (read_slang), which elaborates
+    hlsgen_core whole: packages, unpacked array ports, string parameters, functions and tasks
+    with automatic variables. The WebAssembly build has no threads, hence -j 1."""
     yosys = find_yosys()
     work.mkdir(parents=True, exist_ok=True)
     for src in sources:
@@ -44,10 +48,16 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
             if path.resolve().parent != work.resolve():
                 shutil.copy(path, work / path.name)
             v = f'"{path.name}"'
-        sets.append(f"-set {k} {v}")
-    chparam = f"chparam {' '.join(sets)} {top}; " if sets else ""
-    script = (f"read_verilog -sv {' '.join(Path(s).name for s in sources)}; {chparam}"
-              f"synth_xilinx -family xcup -flatten -noiopad -top {top}; tee -o stat.txt stat")
+        sets.append((k, v))
+    names = " ".join(Path(s).name for s in sources)
+    if frontend == "slang":
+        read = f"read_slang -j 1 {names} --top {top} {' '.join(f'-G {k}={v}' for k, v in sets)}; "
+    elif frontend == "verilog":
+        chparam = " ".join(f"-set {k} {v}" for k, v in sets)
+        read = f"read_verilog -sv {names}; " + (f"chparam {chparam} {top}; " if sets else "")
+    else:
+        raise ValueError(f"unknown Yosys frontend {frontend!r}: verilog or slang")
+    script = f"{read}synth_xilinx -family xcup -flatten -noiopad -top {top}; tee -o stat.txt stat"
     r = subprocess.run([yosys, "-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
     if r.returncode != 0:
         raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}")
