@@ -85,8 +85,9 @@
 // task rather than registers. Its control multiplies no two
 // run-time values and divides nothing: window words' addresses, element words' coordinates,
 // addresses, row checks, requantization rows and published rows are counters and accumulators
-// stepped by word fields, plus lane-constant multiples of fields (v * SW, p * RED) in a window
-// step (a resize's word comes with each scaled dim split into quotient and remainder).
+// stepped by word fields, plus per-lane multiples of fields (v * SW, p * RED, p * OH * OW) that the
+// fetch sets up as running sums, so that no lane multiplies (a resize's word comes with each scaled
+// dim split into quotient and remainder).
 //
 // Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT words of NF x 32 bits, all cores',
 // one row per word, field k at bits 32k + 31 .. 32k),
@@ -245,6 +246,7 @@ module hlsgen_core #(
     int ob, oo;                              //   o0 * RED (weights), o0 * OH * OW
     int gb[MP], gr[MP];                      //   per PE lane p: ((o0 + p) / OG) * CG * H * W, (o0 + p) % OG
     int gb0[MP], gr0[MP];                    //   ... and their values at o0 = 0
+    int lsw[MV], lred[MP], lohw[MP];         // lane multiples, set by the fetch: v * SW, p * RED, p * OH * OW
     logic first_step, last_step, row_end;
     assign first_step = r0 == 0;
     assign last_step = r0 + SIMD >= RED;
@@ -269,12 +271,12 @@ module hlsgen_core #(
                     automatic int r = r0 + s;
                     automatic logic [79:0] t = tap[f[X + X_TAP] + (r < RED ? r : 0)];
                     automatic int iy = iy0 + int'(signed'(t[31:16]));
-                    automatic int ix = ix0 + v * SW + int'(signed'(t[15:0]));
+                    automatic int ix = ix0 + lsw[v] + int'(signed'(t[15:0]));
                     if (state == WIN && v < VEC && p < PE && s < SIMD && o0 + p < O && ox0 + v < OW && r < RED && iy >= 0
                         && iy < H && ix >= 0 && ix < W) begin
                         w_live[k] = 1'b1;
-                        w_raddr[k] = w_src + nin + gb[p] + yoff + ix0 + v * SW + int'(t[63:32]);
-                        w_widx[k] = w_woff + ob + p * RED + r;
+                        w_raddr[k] = w_src + nin + gb[p] + yoff + ix0 + lsw[v] + int'(t[63:32]);
+                        w_widx[k] = w_woff + ob + lred[p] + r;
                         if (!row_written(0, nh + iy)) w_ready = 1'b0;
                         if (f[X + X_WWAIT] != 0 && w_widx[k] >= wlim) w_ready = 1'b0;
                     end
@@ -469,7 +471,7 @@ module hlsgen_core #(
                 for (int p = 0; p < MP; p++) begin
                     if (v < VEC && p < PE && o0 + p < O && ox0 + v < OW) begin
                         s_we[v * MP + p] = 1'b1;
-                        s_waddr[v * MP + p] = w_dst + nout + oo + p * f[X + X_WIN + W_OHW] + yo + ox0 + v;
+                        s_waddr[v * MP + p] = w_dst + nout + oo + lohw[p] + yo + ox0 + v;
                     end
                 end
             end
@@ -567,6 +569,21 @@ module hlsgen_core #(
             if (rm == og) begin
                 rm = 0;
                 b = b + ghw;
+            end
+        end
+        begin                                // the lane multiples: lane p's is lane p - 1's plus the field
+            automatic int m_red = 0;         // (a constant times a run-time field is a multiplier, which
+            automatic int m_ohw = 0;         // Yosys maps to DSP48E2s: 22 in a 16-lane pool core's control)
+            automatic int m_sw = 0;
+            for (int p = 0; p < MP; p++) begin
+                lred[p] <= m_red;
+                lohw[p] <= m_ohw;
+                m_red = m_red + pf(X + X_WIN + W_RED);
+                m_ohw = m_ohw + pf(X + X_WIN + W_OHW);
+            end
+            for (int v = 0; v < MV; v++) begin
+                lsw[v] <= m_sw;
+                m_sw = m_sw + pf(F_W_SW);
             end
         end
         lat <= pf(X + X_LAT);
