@@ -178,14 +178,14 @@ def _synth_context(core: Dict, sched, device) -> Dict:
     and its datapath's), the tables it reads, and the model's resources for that core; the
     design's modeled resources; and the sizes of the memories (the activation memory, which the
     simulation-first RTL holds whole and synth-yosys does not synthesize; docs/rtl.md)."""
+    from ..rtl.core import TAP_BITS
     p = core["core_params"]
     dp_keys = ("MV", "MP", "MS", "ML", "XB", "AW", "NU", "PWB", "NSH", "SHV", "SHP", "SHS", "SHM", "NRQ", "NQS", "QSV", "QSP", "ET",
                "EL", "RAW")
     cores = [{"index": c["index"], "stage": c["stage"], "mode": sched.stages[c["stage"]].mode, "tasks": c["tasks"],
               "params": dict({k: c["params"][k] for k in dp_keys}, SB=p["SB"], WB=c["params"]["CWB"], PW=p["PW"]),
-              # the whole core (hlsgen_core) as the top instantiates it: its parameters, and its
-              # tables as the names of files in OUT/rtl
-              "core_params": dict(p, **c["params"]), "core_words": [c["first"], c["last"]],
+              # the whole core (hlsgen_core) as the top instantiates it (its tables: core_tables)
+              "core_params": dict(p, **c["params"]),
               "model": c["model"]} for c in core["cores"]]
     r = sched.resources
     rq_bits = p["PW"] + 6 * 32 + 7 + 1
@@ -194,7 +194,7 @@ def _synth_context(core: Dict, sched, device) -> Dict:
             "model_design": {"dsp": r.dsp, "lut": r.lut, "ff": r.ff, "bram18": r.bram18, "uram": r.uram},
             "memories_bits": {"activations": core["mem_words"] * p["SB"],
                               "weights_per_core": p["WROM_WORDS"] * p["WB"], "program": p["NT"] * p["NF"] * 32,
-                              "taps": p["TAP_WORDS"] * 48, "requantization_rows": p["RQ_ROWS"] * rq_bits}}
+                              "taps": p["TAP_WORDS"] * TAP_BITS, "requantization_rows": p["RQ_ROWS"] * rq_bits}}
 
 
 def _env_rtl():
