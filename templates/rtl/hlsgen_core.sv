@@ -99,7 +99,7 @@ module hlsgen_core #(
     parameter int NT = 1,
     parameter int NF = 58,
     parameter int SB = 9,
-    parameter int WROM_WORDS = 1,
+    parameter int WROM_ROWS = 1,             // the weight ROM: rows of WBEAT weights
     parameter int WB = 8,
     parameter int TAP_WORDS = 1,
     parameter int RQ_ROWS = 1,
@@ -112,7 +112,7 @@ module hlsgen_core #(
     parameter int NR = 2,                    // read ports: max(MV x MP x MS, 2 x ML)
     parameter int NW = 1,                    // write ports: max(MV x MP, ML)
     parameter int MD = 1,                    // the deepest PLAT of any word
-    parameter int WBEAT = 1,                 // weights per m_axi beat (the wr_* port)
+    parameter int WBEAT = 1,                 // weights per WROM row and m_axi beat (the wr_* port), a power of two
     parameter int CWB = 8,                   // the datapath (hlsgen_core_dp): bits of this core's weights
     parameter int XB = 8,                    // and activations, its accumulators, MAC units and their shapes,
     parameter int AW = 32,
@@ -164,9 +164,8 @@ module hlsgen_core #(
     input  logic                 hold,
     input  int                   wlim,
     input  logic                 wr_en,
-    input  int                   wr_addr,
-    input  int                   wr_count,
-    input  logic signed [WB-1:0] wr_data[WBEAT]
+    input  int                   wr_addr,    // a weight's index: the row's first
+    input  logic [WBEAT*WB-1:0]  wr_row
 );
     /* verilator no_inline_module */        // one C++ class for all of a design's cores: fast builds
     import hlsgen_word_pkg::*;               // the word layout (generated with the design)
@@ -179,7 +178,7 @@ module hlsgen_core #(
 
     // ---------------------------------------------------------------- tables
     logic [NF * 32 - 1:0] prog[NT];         // a word is a row: the fetch reads one row, not NF entries
-    logic signed [WB-1:0] wrom[WROM_WORDS];
+    logic [WBEAT * WB - 1:0] wrom[WROM_ROWS];   // weight i: row i / WBEAT, bits WB * (i % WBEAT)
     logic [79:0] tap[TAP_WORDS];
     logic signed [PW-1:0] rq_bias[RQ_ROWS];
     logic signed [31:0] rq_m0[RQ_ROWS], rq_m1[RQ_ROWS];
@@ -214,6 +213,14 @@ module hlsgen_core #(
     function automatic int pf(input int k);  // field k of the row
         return int'(frow[k * 32 +: 32]);
     endfunction
+
+    localparam int WLOG = $clog2(WBEAT);
+    // weight i's bits of its WROM row (i % WBEAT: the low bits of i)
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: with WBEAT = 1 a row is one weight, and i is not used
+    function automatic logic signed [WB-1:0] wpick(input logic [WBEAT * WB - 1:0] row, input int i);
+        return row[(i & (WBEAT - 1)) * WB +: WB];
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
 
     // has source t's row `row` been written? (rows counted as the top's counters count them)
     function automatic logic row_written(input int t, input int row);
@@ -376,7 +383,7 @@ module hlsgen_core #(
     always_ff @(posedge clk) begin           // each lane's weight, and each output's requantization row
         for (int k = 0; k < NL; k++) begin
             dp_live[k] <= w_live[k];
-            dp_w[k * CWB +: CWB] <= w_live[k] && w_wsrc >= 0 ? CWB'(wrom[w_widx[k]]) : '0;
+            dp_w[k * CWB +: CWB] <= w_live[k] && w_wsrc >= 0 ? CWB'(wpick(wrom[w_widx[k] >> WLOG], w_widx[k])) : '0;
         end
         for (int o = 0; o < NO; o++) begin
             dp_m0[o * 32 +: 32] <= rq_m0[w_row_q[DPL - 2][o]];
@@ -518,9 +525,10 @@ module hlsgen_core #(
         if (!rst_n) for (int k = 0; k < MD; k++) dl_v[k] <= 1'b0;
     end
 
-    // weights from off-chip memory, WBEAT per beat
+    // weights from off-chip memory: a beat is a row, written whole (one write port; a task's
+    // weights start on a row, and the rest of its last row is never read)
     always_ff @(posedge clk)
-        if (wr_en) for (int k = 0; k < WBEAT; k++) if (k < wr_count) wrom[wr_addr + k] <= wr_data[k];
+        if (wr_en) wrom[wr_addr >> WLOG] <= wr_row;
 
     task automatic fetch();                 // load word fw and start it
         automatic int og = pf(F_W_OG);

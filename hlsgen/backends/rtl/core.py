@@ -35,7 +35,13 @@ class _Stage:
 
 
 class _AllStored(KernelBuilder):
-    """Every tensor is stored (the core reads and writes them all); weights are on chip."""
+    """Every tensor is stored (the core reads and writes them all); weights are on chip, each
+    task's array starting on a row of the WROM (`wrom_align` weights: an m_axi beat when weights
+    are streamed, so that a beat is written as one row)."""
+
+    def __init__(self, graph: Graph, sched: Schedule, device, wrom_align: int):
+        self.wrom_align = wrom_align
+        super().__init__(graph, sched, device)
 
     def _stores(self):
         super()._stores()
@@ -474,7 +480,8 @@ def _stage_channels(graph: Graph, channels: List[offchip.Channel], image: List[i
 def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: KernelBuilder) -> Dict:
     """Write the cores' memory images into outdir; return the top's template context. `real` is
     the HLS kernel's builder: its spills, bundles and weight image are the m_axi side's."""
-    kb = _AllStored(graph, _onchip(sched), device)
+    wbeat = offchip.weight_beat(sched, real)
+    kb = _AllStored(graph, _onchip(sched), device, wbeat)
     st = kb._sequential(_Stage(), list(range(len(graph.tasks))))
     plans = {p.name: p for s in sched.stages for p in s.tasks}
     tasks = {t.name: t for t in graph.tasks}
@@ -601,9 +608,17 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     for ch in streamed.values():                         # streamed weights arrive through m_axi only
         if wrom[ch.base:ch.base + ch.count] != [int(v) for v in real.weight_image[ch.off * 8 // ch.cw:][:ch.count]]:
             raise ValueError(f"task {label(ch.task, 40)}: the WROM and data/weights.bin disagree")
+        if ch.base % wbeat:
+            raise ValueError(f"task {label(ch.task, 40)}: its weights start at {ch.base}, not on a WROM row "
+                             f"of {wbeat}")
         wrom[ch.base:ch.base + ch.count] = [0] * ch.count
+    # a row per m_axi beat of weights (wbeat weights, the first in the low bits): a beat is written
+    # as one row, and a lane reads its weight's row and picks the weight out of it
+    wrom += [0] * (-len(wrom) % wbeat)
+    wmask = (1 << st["wbits"]) - 1
+    wrows = [sum((wrom[r + e] & wmask) << (e * st["wbits"]) for e in range(wbeat)) for r in range(0, len(wrom), wbeat)]
     shared = {
-        "WROM": write_mem(outdir / "wrom.mem", wrom, st["wbits"]),
+        "WROM": write_mem(outdir / "wrom.mem", wrows or [0], wbeat * st["wbits"]),
         "TAP": write_mem(outdir / "tap.mem", taps or [0], TAP_BITS),
         "RQ_BIAS": write_mem(outdir / "rq_bias.mem", rq["bias_values"], pw),
         "RQ_M0": write_mem(outdir / "rq_m0.mem", rq["m"][0], 32),
@@ -632,9 +647,9 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         core, k = first_word[ch.task]
         ch.word = cores[core]["first"] + k
     dma = _dma_context(channels, pointers, outdir, st["wbits"], sched.port_bits)
-    core_params = {"NT": max(1, len(allw) // nf), "NF": nf, "SB": sb, "WROM_WORDS": len(st["wrom"]), "WB": st["wbits"],
+    core_params = {"NT": max(1, len(allw) // nf), "NF": nf, "SB": sb, "WROM_ROWS": max(1, len(wrows)), "WB": st["wbits"],
                    "TAP_WORDS": max(1, len(taps)), "RQ_ROWS": rq["size"], "PW": pw,
-                   "NC": max(1, len(counter) + len(staged)), "MD": depth, "WBEAT": dma["wbeat"]}
+                   "NC": max(1, len(counter) + len(staged)), "MD": depth, "WBEAT": wbeat}
     for core in cores:                       # each core's lanes and arithmetic: what its own words use
         ln, ar = lanes[core["index"]], arith[core["index"]]
         core["params"] = {**ln, "NR": max(ln["MV"] * ln["MP"] * ln["MS"], 2 * ln["ML"]),
@@ -687,7 +702,6 @@ def _dma_context(channels: List[offchip.Channel], pointers: List[Dict], outdir: 
     return {"bundles": bundles, "pointers": pointers, "dma_words": max(1, len(tab)),
             "channels": [dict(vars(ch), beats=ch.beats, index=k) for k, ch in enumerate(channels)],
             "weight_cores": cores, "wb": wb,
-            "wbeat": max([ch.beat for ch in channels if ch.what == "weights"], default=1),
             "axi_ports": offchip.AXI_PORTS, "dw": dw, "maxb": offchip.MAXB, "outst": offchip.OUTST,
             "ctrl_addr_bits": max(6, (0x10 + 12 * len(pointers)).bit_length())}
 

@@ -13,8 +13,9 @@ kernel's bundles and pointer arguments.
   task's row check waits for them as it waits for a producer core. The data the task reads has
   really been through the memory.
 - Streamed weights (`--weights offchip`): a read channel loads the task's array from `wmem`
-  (data/weights.bin) into the WROM of the core that runs it, which reads a weight only once it
-  has arrived. That region of the WROM image is left zero.
+  (data/weights.bin) into the WROM of the core that runs it, a beat to a row (the task's array
+  starts on a row, `weight_beat`), and the core reads a weight only once it has arrived. That
+  region of the WROM image is left zero.
 A channel starts when its task's first word starts (the trigger), as the model overlaps a
 task's transfers with its compute.
 """
@@ -128,6 +129,18 @@ def _layout(graph: Graph, store) -> Dict[str, int]:
     return {} if store.io else _pixel_major(graph, store.tensor)
 
 
+def weight_beat(sched: Schedule, real) -> int:
+    """Weights per beat of a streamed-weight channel, and so per row of a core's WROM (1 when no
+    weight is streamed). A power of two: the core splits a weight's index into row and place."""
+    if not real.woff:
+        return 1
+    beat = max(1, sched.port_bits // real.wcw)
+    if beat & (beat - 1):
+        raise ValueError(f"an m_axi beat of {sched.port_bits} bits holds {beat} weights of {real.wcw} bits, "
+                         "not a power of two")
+    return beat
+
+
 def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], stage_of: Dict[str, int],
          weights_per_task: Dict[str, int]) -> (List[Channel], List[Dict]):
     """The channels (without on-chip addresses, counters, tables and triggers) and the pointer
@@ -169,7 +182,7 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
             if plans[p.name].weights == "offchip" and p.name in real.woff:
                 n = weights_per_task[p.name]
                 w = Channel(p.name, c, False, "weights", p.name, p.name, "gmem0", len(pointers) - 1,
-                            real.woff[p.name] * real.wcw // 8, n, real.wcw, real.wcw, True, max(1, port_bits // real.wcw))
+                            real.woff[p.name] * real.wcw // 8, n, real.wcw, real.wcw, True, weight_beat(sched, real))
                 # a bundle issues its channels' bursts lowest channel first and the memory answers
                 # in order: a graph input smaller than the task's weights goes first, so the task
                 # does not wait for all its weights before its input's first beat

@@ -193,7 +193,7 @@ def _synth_context(core: Dict, sched, device) -> Dict:
             "core_tables": {k: Path(v).name for k, v in core["core_files"].items()},
             "model_design": {"dsp": r.dsp, "lut": r.lut, "ff": r.ff, "bram18": r.bram18, "uram": r.uram},
             "memories_bits": {"activations": core["mem_words"] * p["SB"],
-                              "weights_per_core": p["WROM_WORDS"] * p["WB"], "program": p["NT"] * p["NF"] * 32,
+                              "weights_per_core": p["WROM_ROWS"] * p["WBEAT"] * p["WB"], "program": p["NT"] * p["NF"] * 32,
                               "taps": p["TAP_WORDS"] * TAP_BITS, "requantization_rows": p["RQ_ROWS"] * rq_bits}}
 
 
