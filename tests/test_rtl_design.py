@@ -223,17 +223,51 @@ def test_a_stalled_stage_is_named(exported, tmp_path):
     design = json.loads((out / "sim" / "design.json").read_text())
     core = design["cores"][1]
     nf = int(re.search(r"\.NF\((\d+)\)", (out / "rtl" / "hlsgen_top.sv").read_text()).group(1))
-    rows = (out / "rtl" / "program.mem").read_text().split()      # a word a row, field k at bits 32k
+    prog = out / "rtl" / "program1.mem"                             # core1's own words
+    rows = prog.read_text().split()                                 # a word a row, field k at bits 32k
     fields = [int(rows[core["first"]], 16) >> (32 * k) & 0xFFFFFFFF for k in range(nf)]
     src0 = nf - NX + X_FIELD["SRC0"]                                # the word's source 0 (the word layout)
     fields[src0 + SRC_FIELDS.index("ID")] = 0                       # counter 0
     fields[src0 + SRC_FIELDS.index("ALL")] = 1_000_000              # ... all of a million rows
     rows[core["first"]] = f"{sum(v << (32 * k) for k, v in enumerate(fields)):0{8 * nf}x}"
-    (out / "rtl" / "program.mem").write_text("\n".join(rows) + "\n")
+    prog.write_text("\n".join(rows) + "\n")
     r, res = sim(out)
     assert r.returncode != 0 and not res["passed"]
     assert f"stage {core['stage']} core1" in res["stalled"] and core["tasks"] in res["stalled"], res["stalled"]
     assert "STALLED" in r.stdout
+
+
+@pytest.mark.parametrize("mode", ["dataflow", "sequential"])
+def test_each_core_holds_only_its_own_words_and_weights(exported, tmp_path, mode):
+    """A core's program ROM holds its own words and its weight ROM its own tasks' weights, not
+    the whole design's: every core's WROM (rows of WBEAT weights) holds exactly the weights of
+    the tasks it runs, and the cores' programs add up to the design's words."""
+    from hlsgen import pipeline
+    from hlsgen.backends.vitis.cpp import label
+    model = exported("demo_cnn", "qcdq")
+    out = tmp_path / "prj"
+    b = run_cli("build", model, "--device", "u280", "--mode", mode, "-o", out)
+    assert b.returncode == 0, b.stderr
+    g = pipeline.load(model)
+    design = json.loads((out / "sim" / "design.json").read_text())
+    cores = design["synth"]["cores"]
+    assert len(cores) == (len(design["cores"]) if mode == "dataflow" else 1) and (mode == "sequential" or len(cores) > 3)
+    words = 0
+    for c, info in zip(cores, design["cores"]):
+        p = c["core_params"]
+        prog = (out / "rtl" / c["core_tables"]["PROGRAM"]).read_text().split()
+        assert info["last"] - info["first"] == len(prog) == p["NT"], (info, len(prog))
+        words += len(prog)
+        rows = [int(r, 16) for r in (out / "rtl" / c["core_tables"]["WROM"]).read_text().split()]
+        assert len(rows) == p["WROM_ROWS"]
+        wb = p["WB"]
+        rom = [(r >> (wb * e) & ((1 << wb) - 1)) - ((r >> (wb * e + wb - 1) & 1) << wb) for r in rows for e in range(p["WBEAT"])]
+        mine = [t for t in g.tasks if label(t.name, 40) in c["tasks"]]
+        assert mine, c["tasks"]
+        want = [int(v) for t in mine for n in t.inputs if g.tensors[n].is_const and t.op in ("conv", "linear")
+                for v in g.tensors[n].data.reshape(-1) if v]
+        assert sorted(v for v in rom if v) == sorted(want), f"core{c['index']} ({c['tasks']})"
+    assert words == design["configuration_words"]
 
 
 def test_element_words_sums_equal_the_divides_they_replace():

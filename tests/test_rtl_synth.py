@@ -41,7 +41,7 @@ def _check_design(doc, r):
     dp = d["datapath"]
     assert dp["yosys"]["DSP48E2"] == sum(c["datapath"]["yosys"]["DSP48E2"] for c in doc["cores"]) > 0
     assert d["model_design"]["dsp"] == d["model_sum_of_cores"]["dsp"] and abs(dp["dsp_error_design"]) <= 0.10, d
-    assert dp["yosys"]["LUT"] > 0 and set(doc["memories_bits"]) >= {"activations", "weights_per_core"}
+    assert dp["yosys"]["LUT"] > 0 and set(doc["memories_bits"]) >= {"activations", "weights", "programs"}
     assert "SYNTHESIZED" in r.stderr + r.stdout and "MODELED" in r.stderr + r.stdout
     return d
 

@@ -15,6 +15,7 @@ What is not synthesized: the top's activation memory, one whole-tensor array wit
 per lane of every core (simulation-first RTL, docs/rtl.md); its size is reported in bits.
 """
 import argparse
+import hashlib
 import json
 import subprocess
 import sys
@@ -44,6 +45,13 @@ def _synth(out: Path, c: dict, what: str, tables: dict) -> dict:
     return yosys.yosys_cells(work, sources, "hlsgen_core", params, frontend="slang")
 
 
+def _tables_digest(out: Path, tables: dict) -> str:
+    h = hashlib.sha256()
+    for k in sorted(tables):
+        h.update(k.encode() + b"\0" + (out / "rtl" / tables[k]).read_bytes())
+    return h.hexdigest()
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Yosys synth_xilinx -family xcup of every core of OUT/rtl")
     ap.add_argument("--scope", choices=("all", "core", "datapath"), default="all",
@@ -68,12 +76,14 @@ def main(argv=None) -> int:
                 f"{p['NU']} MAC units, {p['NRQ']} requantizers, {p['ML']} elementwise")
         entry = dict(c)
         for what in scopes:
-            key = (what, json.dumps(c["core_params"] if what == "core" else p, sort_keys=True))
+            # a core with the parameters and table contents of an earlier one is not synthesized again
+            key = (what, json.dumps(c["core_params"] if what == "core" else p, sort_keys=True),
+                   _tables_digest(out, c["core_tables"]) if what == "core" else "")
             if key not in done:
                 print(f"synth-yosys [{k + 1}/{n}] {what} of {desc} ...", file=sys.stderr, flush=True)
                 t = time.perf_counter()
                 try:
-                    done[key] = {"yosys": yosys.resources(_synth(out, c, what, syn["core_tables"]))}
+                    done[key] = {"yosys": yosys.resources(_synth(out, c, what, c["core_tables"]))}
                 except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
                     # the other cores are still worth synthesizing: note this one and go on
                     done[key] = {"error": str(exc)[-1500:]}

@@ -35,13 +35,7 @@ class _Stage:
 
 
 class _AllStored(KernelBuilder):
-    """Every tensor is stored (the core reads and writes them all); weights are on chip, each
-    task's array starting on a row of the WROM (`wrom_align` weights: an m_axi beat when weights
-    are streamed, so that a beat is written as one row)."""
-
-    def __init__(self, graph: Graph, sched: Schedule, device, wrom_align: int):
-        self.wrom_align = wrom_align
-        super().__init__(graph, sched, device)
+    """Every tensor is stored (the core reads and writes them all); weights are on chip."""
 
     def _stores(self):
         super()._stores()
@@ -481,7 +475,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     """Write the cores' memory images into outdir; return the top's template context. `real` is
     the HLS kernel's builder: its spills, bundles and weight image are the m_axi side's."""
     wbeat = offchip.weight_beat(sched, real)
-    kb = _AllStored(graph, _onchip(sched), device, wbeat)
+    kb = _AllStored(graph, _onchip(sched), device)
     st = kb._sequential(_Stage(), list(range(len(graph.tasks))))
     plans = {p.name: p for s in sched.stages for p in s.tasks}
     tasks = {t.name: t for t in graph.tasks}
@@ -501,6 +495,10 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     for k, w in enumerate(program):
         last_word[w["task"]] = k
     words: Dict[int, List[int]] = {c: [] for c in range(ncores)}
+    # each core's weight ROM holds only its own tasks' arrays, each starting on a row of wbeat
+    # weights (an m_axi beat, written as one row when the weights are streamed)
+    wroms: Dict[int, List[int]] = {c: [] for c in range(ncores)}
+    wat: Dict[str, Tuple[int, int]] = {}     # task -> where its array starts: in st's WROM, in its core's
     what: Dict[int, List[str]] = {c: [] for c in range(ncores)}
     taps: List[int] = []
     lanes = {c: {"MV": 1, "MP": 1, "MS": 1, "ML": 1} for c in range(ncores)}
@@ -523,6 +521,13 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         f = list(w["f"])
         tap_off = len(taps)
         kind = f[WORD["KIND"]]
+        if kind == KIND_WINDOW and f[WORD["W_WSRC"]] >= 0:
+            if t.name not in wat:
+                at, n = f[WORD["W_WOFF"]], nweights[t.name]
+                wroms[c] += [0] * (-len(wroms[c]) % wbeat)
+                wat[t.name] = (at, len(wroms[c]))
+                wroms[c] += st["wrom"][at:at + n]
+            f[WORD["W_WOFF"]] += wat[t.name][1] - wat[t.name][0]
         out = root(tensor_of[f[WORD["DST"]]])
         _check_zero_points(t, f, st["sb"])
         _arith(arith[c], t, graph, f, vec, pe, simd)
@@ -604,21 +609,15 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     rq = st["rq"]
     nf = st["nf"] + NX
     outdir.mkdir(parents=True, exist_ok=True)
-    wrom = list(st["wrom"])
     for ch in streamed.values():                         # streamed weights arrive through m_axi only
+        wrom = wroms[ch.core]
         if wrom[ch.base:ch.base + ch.count] != [int(v) for v in real.weight_image[ch.off * 8 // ch.cw:][:ch.count]]:
             raise ValueError(f"task {label(ch.task, 40)}: the WROM and data/weights.bin disagree")
         if ch.base % wbeat:
             raise ValueError(f"task {label(ch.task, 40)}: its weights start at {ch.base}, not on a WROM row "
                              f"of {wbeat}")
         wrom[ch.base:ch.base + ch.count] = [0] * ch.count
-    # a row per m_axi beat of weights (wbeat weights, the first in the low bits): a beat is written
-    # as one row, and a lane reads its weight's row and picks the weight out of it
-    wrom += [0] * (-len(wrom) % wbeat)
-    wmask = (1 << st["wbits"]) - 1
-    wrows = [sum((wrom[r + e] & wmask) << (e * st["wbits"]) for e in range(wbeat)) for r in range(0, len(wrom), wbeat)]
     shared = {
-        "WROM": write_mem(outdir / "wrom.mem", wrows or [0], wbeat * st["wbits"]),
         "TAP": write_mem(outdir / "tap.mem", taps or [0], TAP_BITS),
         "RQ_BIAS": write_mem(outdir / "rq_bias.mem", rq["bias_values"], pw),
         "RQ_M0": write_mem(outdir / "rq_m0.mem", rq["m"][0], 32),
@@ -632,27 +631,34 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     mem_file = write_mem(outdir / "mem.mem", image or [0], sb)
     if st["nterms"] > 2:
         raise ValueError("hlsgen_core takes at most two elementwise terms")
-    # one program for all cores, and one parameter set: the widest lanes of any core
-    allw: List[int] = []
+    # each core's own program and weight ROM (words numbered from 0 in each), one parameter set
+    # for the rest (the widest lanes of any core are each core's own, below)
     cores = []
     for c in range(ncores):
-        first = len(allw) // nf
-        allw += words[c]
-        cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]), "first": first,
-                      "last": len(allw) // nf, "what": ", ".join(label(n, 40) for n in what[c])})
-    # one row per word (field k at bits 32k..32k+31), so that a fetch is one read of one row
-    rows = [sum((allw[w * nf + k] & 0xFFFFFFFF) << (32 * k) for k in range(nf)) for w in range(len(allw) // nf)]
-    prog = write_mem(outdir / "program.mem", rows or [0], 32 * nf)
+        n = len(words[c]) // nf
+        # one row per word (field k at bits 32k..32k+31), so that a fetch is one read of one row
+        rows = [sum((words[c][w * nf + k] & 0xFFFFFFFF) << (32 * k) for k in range(nf)) for w in range(n)]
+        # a WROM row per m_axi beat of weights (wbeat weights, the first in the low bits): a beat is
+        # written as one row, and a lane reads its weight's row and picks the weight out of it
+        wrom = wroms[c] + [0] * (-len(wroms[c]) % wbeat)
+        wmask = (1 << st["wbits"]) - 1
+        wrows = [sum((wrom[r + e] & wmask) << (e * st["wbits"]) for e in range(wbeat))
+                 for r in range(0, len(wrom), wbeat)]
+        files = {"PROGRAM": write_mem(outdir / f"program{c}.mem", rows or [0], 32 * nf),
+                 "WROM": write_mem(outdir / f"wrom{c}.mem", wrows or [0], wbeat * st["wbits"])}
+        cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]), "first": 0, "last": n,
+                      "what": ", ".join(label(name, 40) for name in what[c]), "tables": {"NT": max(1, n), "WROM_ROWS": max(1, len(wrows))},
+                      "files": {k: f"../rtl/{p.name}" for k, p in files.items()}})
     for ch in channels:
         core, k = first_word[ch.task]
-        ch.word = cores[core]["first"] + k
+        ch.word = k
     dma = _dma_context(channels, pointers, outdir, st["wbits"], sched.port_bits)
-    core_params = {"NT": max(1, len(allw) // nf), "NF": nf, "SB": sb, "WROM_ROWS": max(1, len(wrows)), "WB": st["wbits"],
+    core_params = {"NF": nf, "SB": sb, "WB": st["wbits"],
                    "TAP_WORDS": max(1, len(taps)), "RQ_ROWS": rq["size"], "PW": pw,
                    "NC": max(1, len(counter) + len(staged)), "MD": depth, "WBEAT": wbeat}
     for core in cores:                       # each core's lanes and arithmetic: what its own words use
         ln, ar = lanes[core["index"]], arith[core["index"]]
-        core["params"] = {**ln, "NR": max(ln["MV"] * ln["MP"] * ln["MS"], 2 * ln["ML"]),
+        core["params"] = {**core.pop("tables"), **ln, "NR": max(ln["MV"] * ln["MP"] * ln["MS"], 2 * ln["ML"]),
                           "NW": max(ln["MV"] * ln["MP"], ln["ML"]),
                           **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL", "RAW")}, **_units(ar, device)}
         # the cost model's datapath for this core: a dataflow task's own, a sequential stage's
@@ -663,7 +669,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
             res = res.max(o.res)
         core["model"] = {"dsp": core_dsp(opts), "lut": res.lut, "ff": res.ff}
         core["tasks"] = [label(n, 40) for n in what[core["index"]]]
-    core_files = {"PROGRAM": f"../rtl/{prog.name}", **{k: f"../rtl/{p.name}" for k, p in shared.items()}}
+    core_files = {k: f"../rtl/{p.name}" for k, p in shared.items()}
     for s in stages:
         bits = ["1" if c in s["set"] else "0" for c in reversed(range(ncores))]
         s["mask"] = f"{ncores}'b{''.join(bits)}"

@@ -184,17 +184,22 @@ def _synth_context(core: Dict, sched, device) -> Dict:
                "EL", "RAW")
     cores = [{"index": c["index"], "stage": c["stage"], "mode": sched.stages[c["stage"]].mode, "tasks": c["tasks"],
               "params": dict({k: c["params"][k] for k in dp_keys}, SB=p["SB"], WB=c["params"]["CWB"], PW=p["PW"]),
-              # the whole core (hlsgen_core) as the top instantiates it (its tables: core_tables)
+              # the whole core (hlsgen_core) as the top instantiates it, and the tables it reads
+              # (its own program and weight ROM, the taps and requantization rows all cores share)
               "core_params": dict(p, **c["params"]),
+              "core_tables": {k: Path(v).name for k, v in {**core["core_files"], **c["files"]}.items()},
               "model": c["model"]} for c in core["cores"]]
     r = sched.resources
     rq_bits = p["PW"] + 6 * 32 + 7 + 1
     return {"cores": cores, "device": device.name,
-            "core_tables": {k: Path(v).name for k, v in core["core_files"].items()},
             "model_design": {"dsp": r.dsp, "lut": r.lut, "ff": r.ff, "bram18": r.bram18, "uram": r.uram},
+            # the activation memory; the cores' programs and weight ROMs (each its own words and
+            # its tasks' weights), summed; the tables every core holds a copy of, per core
             "memories_bits": {"activations": core["mem_words"] * p["SB"],
-                              "weights_per_core": p["WROM_ROWS"] * p["WBEAT"] * p["WB"], "program": p["NT"] * p["NF"] * 32,
-                              "taps": p["TAP_WORDS"] * TAP_BITS, "requantization_rows": p["RQ_ROWS"] * rq_bits}}
+                              "weights": sum(c["params"]["WROM_ROWS"] * p["WBEAT"] * p["WB"] for c in core["cores"]),
+                              "programs": sum(c["params"]["NT"] * p["NF"] * 32 for c in core["cores"]),
+                              "taps_per_core": p["TAP_WORDS"] * TAP_BITS,
+                              "requantization_rows_per_core": p["RQ_ROWS"] * rq_bits}}
 
 
 def _env_rtl():
