@@ -105,19 +105,49 @@ def test_mac_units_are_the_models_pool_when_weight_widths_mix(exported, tmp_path
     assert core["params"]["PWB"] == 4
 
 
-@pytest.mark.slow                            # Yosys takes about 70 s of CPU on this core (stop 24)
-def test_synth_yosys_whole_core(exported, tmp_path):
+@pytest.mark.slow                            # Yosys takes 70-140 s of CPU on this core (stop 25)
+@pytest.mark.parametrize("weights", ["onchip", "offchip"])
+def test_synth_yosys_whole_core(exported, tmp_path, weights):
     """`make synth-yosys SCOPE=core`: Yosys's slang frontend elaborates hlsgen_core whole (its
     control, address generation, datapath and tables) and synth_xilinx maps it. pointwise's
-    capped core (2 x 4 MAC lanes, its weights on chip): the control adds no DSP48E2, so the
-    whole core has the datapath's, which is the model's. That count also shows the tables were
-    read: were the weight ROM empty, every product would be zero and Yosys would remove the
-    multipliers. The control and the tables cost LUTs and FFs beyond the datapath's."""
-    doc, r = synth(exported, tmp_path, "pointwise", "dataflow", scope="core", weights="onchip")
+    capped core (2 x 4 MAC lanes): the control adds no DSP48E2, so the whole core has the
+    datapath's, which is the model's. With the weights on chip that count also shows the tables
+    were read: were the weight ROM empty, every product would be zero and Yosys would remove
+    the multipliers. The control and the tables cost LUTs and FFs beyond the datapath's. With
+    the weights streamed (64 a beat) the ROM is written a beat to a row through one port:
+    3,809 LUT at stop 25, where a write port per weight of the beat cost 139,398."""
+    doc, r = synth(exported, tmp_path, "pointwise", "dataflow", scope="core", weights=weights)
     assert doc["scope"] == ["core"] and "whole cores" in r.stdout, r.stdout
     (c,) = doc["cores"]
     y = c["core"]["yosys"]
     assert y["DSP48E2"] == c["model"]["dsp"] == 8 and c["core"]["dsp_error"] == 0, (y, c["model"])
     assert y["LUT"] > c["model"]["lut"] and y["FF"] > 0, (y, c["model"])
+    assert c["core_params"]["WBEAT"] == (64 if weights == "offchip" else 1)
+    assert y["LUT"] < 10_000, y
     assert doc["design"]["core"]["yosys"] == y and "datapath" not in c
     assert "activation memory" in doc["not_synthesized"] and doc["memories_bits"]["activations"] > 0
+
+
+def test_a_core_yosys_fails_on_is_named_and_the_others_are_synthesized(exported, tmp_path):
+    """If Yosys fails on a core, make synth-yosys still synthesizes the others, records the
+    failure in that core's entry, gives no design total for the scope, names the core and exits
+    1 (make's recipe fails). The failure is made by giving core 0 a parameter value Yosys cannot parse."""
+    device, extra = TARGETS["capped"]
+    extra = ["0.4" if a == "0.2" else a for a in extra]
+    out = tmp_path / "prj"
+    b = run_cli("build", exported("residual", "qcdq"), "--device", device, "--mode", "dataflow", "-o", out, *extra)
+    assert b.returncode == 0, b.stderr
+    path = out / "sim" / "design.json"
+    design = json.loads(path.read_text())
+    assert len(design["synth"]["cores"]) >= 2
+    design["synth"]["cores"][0]["params"]["XB"] = "8+"
+    path.write_text(json.dumps(design))
+    r = subprocess.run(["make", "-C", str(out), "synth-yosys", "SCOPE=datapath"], capture_output=True, text=True,
+                       timeout=1800)
+    assert r.returncode != 0 and "Error 1" in r.stderr, r.stdout[-3000:] + r.stderr[-3000:]   # the script's exit 1
+    assert "Yosys failed on core0 (datapath)" in r.stderr and "FAILED" in r.stderr, r.stderr[-3000:]
+    doc = json.loads((out / "results" / "yosys.json").read_text())
+    first, *rest = doc["cores"]
+    assert "error" in first["datapath"] and "yosys" not in first["datapath"], first["datapath"]
+    assert all(c["datapath"]["yosys"]["LUT"] > 0 for c in rest), rest
+    assert doc["design"]["datapath"] == {"failed": [0]}, doc["design"]
