@@ -240,7 +240,7 @@ def test_a_stalled_stage_is_named(exported, tmp_path):
 @pytest.mark.parametrize("mode", ["dataflow", "sequential"])
 def test_each_core_holds_only_its_own_words_and_weights(exported, tmp_path, mode):
     """A core's program ROM holds its own words and its weight ROM its own tasks' weights, not
-    the whole design's: every core's WROM (rows of WBEAT weights) holds exactly the weights of
+    the whole design's: every core's WROM (rows of WR weights) holds exactly the weights of
     the tasks it runs, and the cores' programs add up to the design's words."""
     from hlsgen import pipeline
     from hlsgen.backends.vitis.cpp import label
@@ -261,7 +261,7 @@ def test_each_core_holds_only_its_own_words_and_weights(exported, tmp_path, mode
         rows = [int(r, 16) for r in (out / "rtl" / c["core_tables"]["WROM"]).read_text().split()]
         assert len(rows) == p["WROM_ROWS"]
         wb = p["WB"]
-        rom = [(r >> (wb * e) & ((1 << wb) - 1)) - ((r >> (wb * e + wb - 1) & 1) << wb) for r in rows for e in range(p["WBEAT"])]
+        rom = [(r >> (wb * e) & ((1 << wb) - 1)) - ((r >> (wb * e + wb - 1) & 1) << wb) for r in rows for e in range(p["WR"])]
         mine = [t for t in g.tasks if label(t.name, 40) in c["tasks"]]
         assert mine, c["tasks"]
         want = [int(v) for t in mine for n in t.inputs if g.tensors[n].is_const and t.op in ("conv", "linear")

@@ -99,7 +99,8 @@ module hlsgen_core #(
     parameter int NT = 1,
     parameter int NF = 58,
     parameter int SB = 9,
-    parameter int WROM_ROWS = 1,             // the weight ROM: rows of WBEAT weights
+    parameter int WROM_ROWS = 1,             // the weight ROM: rows of WR weights
+    parameter int WR = 1,                    // weights per WROM row: a power of two, at least WBEAT and MS
     parameter int WB = 8,
     parameter int TAP_WORDS = 1,
     parameter int RQ_ROWS = 1,
@@ -112,7 +113,7 @@ module hlsgen_core #(
     parameter int NR = 2,                    // read ports: max(MV x MP x MS, 2 x ML)
     parameter int NW = 1,                    // write ports: max(MV x MP, ML)
     parameter int MD = 1,                    // the deepest PLAT of any word
-    parameter int WBEAT = 1,                 // weights per WROM row and m_axi beat (the wr_* port), a power of two
+    parameter int WBEAT = 1,                 // weights per m_axi beat (the wr_* port), a power of two
     parameter int CWB = 8,                   // the datapath (hlsgen_core_dp): bits of this core's weights
     parameter int XB = 8,                    // and activations, its accumulators, MAC units and their shapes,
     parameter int AW = 32,
@@ -164,7 +165,7 @@ module hlsgen_core #(
     input  logic                 hold,
     input  int                   wlim,
     input  logic                 wr_en,
-    input  int                   wr_addr,    // a weight's index: the row's first
+    input  int                   wr_addr,    // the index of the beat's first weight
     input  logic [WBEAT*WB-1:0]  wr_row
 );
     /* verilator no_inline_module */        // one C++ class for all of a design's cores: fast builds
@@ -178,7 +179,7 @@ module hlsgen_core #(
 
     // ---------------------------------------------------------------- tables
     logic [NF * 32 - 1:0] prog[NT];         // a word is a row: the fetch reads one row, not NF entries
-    logic [WBEAT * WB - 1:0] wrom[WROM_ROWS];   // weight i: row i / WBEAT, bits WB * (i % WBEAT)
+    logic [WR * WB - 1:0] wrom[WROM_ROWS];  // weight i: row i / WR, bits WB * (i % WR)
     logic [79:0] tap[TAP_WORDS];
     logic signed [PW-1:0] rq_bias[RQ_ROWS];
     logic signed [31:0] rq_m0[RQ_ROWS], rq_m1[RQ_ROWS];
@@ -213,14 +214,6 @@ module hlsgen_core #(
     function automatic int pf(input int k);  // field k of the row
         return int'(frow[k * 32 +: 32]);
     endfunction
-
-    localparam int WLOG = $clog2(WBEAT);
-    // weight i's bits of its WROM row (i % WBEAT: the low bits of i)
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: with WBEAT = 1 a row is one weight, and i is not used
-    function automatic logic signed [WB-1:0] wpick(input logic [WBEAT * WB - 1:0] row, input int i);
-        return row[(i & (WBEAT - 1)) * WB +: WB];
-    endfunction
-    /* verilator lint_on UNUSEDSIGNAL */
 
     // has source t's row `row` been written? (rows counted as the top's counters count them)
     function automatic logic row_written(input int t, input int row);
@@ -262,6 +255,7 @@ module hlsgen_core #(
     int w_raddr[NR];
     logic w_live[NR];
     int w_widx[NR];
+    int w_wat[MP];                           // PE lane p's first weight of the step (its SIMD lanes' are the next)
 
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses and tap fields are ints, the memories decode the low bits
     always_comb begin                        // the step's read addresses, and whether their rows are written
@@ -271,6 +265,7 @@ module hlsgen_core #(
             w_live[k] = 1'b0;
             w_widx[k] = 0;
         end
+        for (int p = 0; p < MP; p++) w_wat[p] = w_woff + ob + lred[p] + r0;
         for (int v = 0; v < MV; v++) begin
             for (int p = 0; p < MP; p++) begin
                 for (int s = 0; s < MS; s++) begin
@@ -283,7 +278,7 @@ module hlsgen_core #(
                         && iy < H && ix >= 0 && ix < W) begin
                         w_live[k] = 1'b1;
                         w_raddr[k] = w_src + nin + gb[p] + yoff + ix0 + lsw[v] + int'(t[63:32]);
-                        w_widx[k] = w_woff + ob + lred[p] + r;
+                        w_widx[k] = w_wat[p] + s;
                         if (!row_written(0, nh + iy)) w_ready = 1'b0;
                         if (f[X + X_WWAIT] != 0 && w_widx[k] >= wlim) w_ready = 1'b0;
                     end
@@ -380,10 +375,27 @@ module hlsgen_core #(
         for (int t = 0; t < 2; t++) dp_ezp[t * (SB + 1) +: SB + 1] = (SB + 1)'(f[F_E_TERMS + t * F_E_TERM + F_E_ZP]);
         for (int l = 0; l < ML; l++) for (int t = 0; t < 2; t++) dp_ex[(t * ML + l) * SB +: SB] = rdata[t * ML + l];
     end
-    always_ff @(posedge clk) begin           // each lane's weight, and each output's requantization row
+    // a PE lane's SIMD weights are consecutive, w_wat[p] on: the read stage reads the two WROM
+    // rows they lie in (SIMD <= WR) with one port each, and each lane picks its weight out of them
+    localparam int LWR = $clog2(WR);
+    logic [2 * WR * WB - 1:0] w_rows_q[MP];
+    int w_at_q[MP];
+    logic w_use_q;
+    always_ff @(posedge clk) begin
+        for (int p = 0; p < MP; p++) begin
+            w_rows_q[p] <= {wrom[(w_wat[p] >> LWR) + 1], wrom[w_wat[p] >> LWR]};
+            w_at_q[p] <= w_wat[p] & (WR - 1);
+        end
+        w_use_q <= w_wsrc >= 0;
+    end
+    always_comb
+        for (int v = 0; v < MV; v++) for (int p = 0; p < MP; p++) for (int s = 0; s < MS; s++) begin
+            automatic int k = (v * MP + p) * MS + s;
+            dp_w[k * CWB +: CWB] = dp_live[k] && w_use_q ? CWB'(signed'(w_rows_q[p][(w_at_q[p] + s) * WB +: WB])) : '0;
+        end
+    always_ff @(posedge clk) begin           // each lane's liveness, and each output's requantization row
         for (int k = 0; k < NL; k++) begin
             dp_live[k] <= w_live[k];
-            dp_w[k * CWB +: CWB] <= w_live[k] && w_wsrc >= 0 ? CWB'(wpick(wrom[w_widx[k] >> WLOG], w_widx[k])) : '0;
         end
         for (int o = 0; o < NO; o++) begin
             dp_m0[o * 32 +: 32] <= rq_m0[w_row_q[DPL - 2][o]];
@@ -525,10 +537,10 @@ module hlsgen_core #(
         if (!rst_n) for (int k = 0; k < MD; k++) dl_v[k] <= 1'b0;
     end
 
-    // weights from off-chip memory: a beat is a row, written whole (one write port; a task's
-    // weights start on a row, and the rest of its last row is never read)
+    // weights from off-chip memory: a beat is a slice of a row, written whole through one
+    // write port (a task's weights start on a row; the rest of its last beat is never read)
     always_ff @(posedge clk)
-        if (wr_en) wrom[wr_addr >> WLOG] <= wr_row;
+        if (wr_en) wrom[wr_addr >> LWR][(wr_addr & (WR - 1)) * WB +: WBEAT * WB] <= wr_row;
 
     task automatic fetch();                 // load word fw and start it
         automatic int og = pf(F_W_OG);

@@ -495,9 +495,17 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     for k, w in enumerate(program):
         last_word[w["task"]] = k
     words: Dict[int, List[int]] = {c: [] for c in range(ncores)}
-    # each core's weight ROM holds only its own tasks' arrays, each starting on a row of wbeat
-    # weights (an m_axi beat, written as one row when the weights are streamed)
+    # each core's weight ROM holds only its own tasks' arrays, each starting on a row. A row is
+    # wr[c] weights: a power of two, at least the core's widest SIMD (a PE lane's SIMD weights
+    # are consecutive and lie in two rows, which it reads through one port each) and an m_axi
+    # beat (a streamed beat is written into one row)
     wroms: Dict[int, List[int]] = {c: [] for c in range(ncores)}
+    wr = {c: wbeat for c in range(ncores)}
+    for w in program:
+        if w["f"][WORD["KIND"]] == KIND_WINDOW:
+            t = tasks[w["task"]]
+            simd = _lanes(t, graph, plans[t.name].folding)[2]
+            wr[core_of[t.name]] = max(wr[core_of[t.name]], 1 << (simd - 1).bit_length())
     wat: Dict[str, Tuple[int, int]] = {}     # task -> where its array starts: in st's WROM, in its core's
     what: Dict[int, List[str]] = {c: [] for c in range(ncores)}
     taps: List[int] = []
@@ -524,7 +532,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         if kind == KIND_WINDOW and f[WORD["W_WSRC"]] >= 0:
             if t.name not in wat:
                 at, n = f[WORD["W_WOFF"]], nweights[t.name]
-                wroms[c] += [0] * (-len(wroms[c]) % wbeat)
+                wroms[c] += [0] * (-len(wroms[c]) % wr[c])
                 wat[t.name] = (at, len(wroms[c]))
                 wroms[c] += st["wrom"][at:at + n]
             f[WORD["W_WOFF"]] += wat[t.name][1] - wat[t.name][0]
@@ -613,9 +621,9 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         wrom = wroms[ch.core]
         if wrom[ch.base:ch.base + ch.count] != [int(v) for v in real.weight_image[ch.off * 8 // ch.cw:][:ch.count]]:
             raise ValueError(f"task {label(ch.task, 40)}: the WROM and data/weights.bin disagree")
-        if ch.base % wbeat:
+        if ch.base % wr[ch.core]:
             raise ValueError(f"task {label(ch.task, 40)}: its weights start at {ch.base}, not on a WROM row "
-                             f"of {wbeat}")
+                             f"of {wr[ch.core]}")
         wrom[ch.base:ch.base + ch.count] = [0] * ch.count
     shared = {
         "TAP": write_mem(outdir / "tap.mem", taps or [0], TAP_BITS),
@@ -638,16 +646,15 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         n = len(words[c]) // nf
         # one row per word (field k at bits 32k..32k+31), so that a fetch is one read of one row
         rows = [sum((words[c][w * nf + k] & 0xFFFFFFFF) << (32 * k) for k in range(nf)) for w in range(n)]
-        # a WROM row per m_axi beat of weights (wbeat weights, the first in the low bits): a beat is
-        # written as one row, and a lane reads its weight's row and picks the weight out of it
-        wrom = wroms[c] + [0] * (-len(wroms[c]) % wbeat)
+        # a WROM row of wr[c] weights (the first in the low bits), and a row of zeros after the
+        # last (a lane reads two rows)
+        wrom = wroms[c] + [0] * (-len(wroms[c]) % wr[c] + wr[c])
         wmask = (1 << st["wbits"]) - 1
-        wrows = [sum((wrom[r + e] & wmask) << (e * st["wbits"]) for e in range(wbeat))
-                 for r in range(0, len(wrom), wbeat)]
+        wrows = [sum((wrom[r + e] & wmask) << (e * st["wbits"]) for e in range(wr[c])) for r in range(0, len(wrom), wr[c])]
         files = {"PROGRAM": write_mem(outdir / f"program{c}.mem", rows or [0], 32 * nf),
-                 "WROM": write_mem(outdir / f"wrom{c}.mem", wrows or [0], wbeat * st["wbits"])}
+                 "WROM": write_mem(outdir / f"wrom{c}.mem", wrows, wr[c] * st["wbits"])}
         cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]), "first": 0, "last": n,
-                      "what": ", ".join(label(name, 40) for name in what[c]), "tables": {"NT": max(1, n), "WROM_ROWS": max(1, len(wrows))},
+                      "what": ", ".join(label(name, 40) for name in what[c]), "tables": {"NT": max(1, n), "WROM_ROWS": len(wrows), "WR": wr[c]},
                       "files": {k: f"../rtl/{p.name}" for k, p in files.items()}})
     for ch in channels:
         core, k = first_word[ch.task]

@@ -196,7 +196,7 @@ def _synth_context(core: Dict, sched, device) -> Dict:
             # the activation memory; the cores' programs and weight ROMs (each its own words and
             # its tasks' weights), summed; the tables every core holds a copy of, per core
             "memories_bits": {"activations": core["mem_words"] * p["SB"],
-                              "weights": sum(c["params"]["WROM_ROWS"] * p["WBEAT"] * p["WB"] for c in core["cores"]),
+                              "weights": sum(c["params"]["WROM_ROWS"] * c["params"]["WR"] * p["WB"] for c in core["cores"]),
                               "programs": sum(c["params"]["NT"] * p["NF"] * 32 for c in core["cores"]),
                               "taps_per_core": p["TAP_WORDS"] * TAP_BITS,
                               "requantization_rows_per_core": p["RQ_ROWS"] * rq_bits}}
