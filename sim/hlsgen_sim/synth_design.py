@@ -33,14 +33,14 @@ def _error(model: float, measured: float):
     return None if measured == 0 else round((model - measured) / measured, 4)
 
 
-def _synth(out: Path, c: dict, what: str, tables: dict) -> dict:
+def _synth(out: Path, c: dict, what: str) -> dict:
     """Yosys cell counts of core c's datapath (what = "datapath") or of the whole core ("core")."""
     rtl = out / "rtl"
     work = out / "build" / "yosys" / f"core{c['index']}" / what
     if what == "datapath":
         return yosys.yosys_cells(work, [rtl / "hlsgen_rq_tail.sv", rtl / "hlsgen_core_dp.sv"], "hlsgen_core_dp",
                                  c["params"])
-    params = dict(c["core_params"], **{k: f'"{rtl / v}"' for k, v in tables.items()})
+    params = dict(c["core_params"], **{k: f'"{rtl / v}"' for k, v in c["core_tables"].items()})
     sources = [rtl / f for f in ("hlsgen_word_pkg.sv", "hlsgen_rq_tail.sv", "hlsgen_core_dp.sv", "hlsgen_core.sv")]
     return yosys.yosys_cells(work, sources, "hlsgen_core", params, frontend="slang")
 
@@ -83,7 +83,7 @@ def main(argv=None) -> int:
                 print(f"synth-yosys [{k + 1}/{n}] {what} of {desc} ...", file=sys.stderr, flush=True)
                 t = time.perf_counter()
                 try:
-                    done[key] = {"yosys": yosys.resources(_synth(out, c, what, c["core_tables"]))}
+                    done[key] = {"yosys": yosys.resources(_synth(out, c, what))}
                 except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
                     # the other cores are still worth synthesizing: note this one and go on
                     done[key] = {"error": str(exc)[-1500:]}

@@ -656,9 +656,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]), "first": 0, "last": n,
                       "what": ", ".join(label(name, 40) for name in what[c]), "tables": {"NT": max(1, n), "WROM_ROWS": len(wrows), "WR": wr[c]},
                       "files": {k: f"../rtl/{p.name}" for k, p in files.items()}})
-    for ch in channels:
-        core, k = first_word[ch.task]
-        ch.word = k
+    for ch in channels:                      # triggered by its task's first word (a core's words count from 0)
+        ch.word = first_word[ch.task][1]
     dma = _dma_context(channels, pointers, outdir, st["wbits"], sched.port_bits)
     core_params = {"NF": nf, "SB": sb, "WB": st["wbits"],
                    "TAP_WORDS": max(1, len(taps)), "RQ_ROWS": rq["size"], "PW": pw,

@@ -21,7 +21,7 @@ def write_mem(path: Path, values, bits: int) -> Path:
     negatives, into float64, and lose the low bits of a wide row."""
     mask = (1 << bits) - 1
     digits = -(-bits // 4)
-    flat = np.asarray(values).reshape(-1).tolist() if isinstance(values, np.ndarray) else list(values)
+    flat = values.reshape(-1).tolist() if isinstance(values, np.ndarray) else list(values)
     path.write_text("".join(f"{int(v) & mask:0{digits}x}\n" for v in flat))
     return path
 

@@ -113,8 +113,6 @@ def _impl(res) -> str:
 
 
 class KernelBuilder:
-    wrom_align = 1      # a sequential stage's weight array starts at a multiple of this (the RTL's WROM rows)
-
     def __init__(self, graph: Graph, sched: Schedule, device):
         self.g, self.s, self.dev = graph, sched, device
         plans = {t.name: t for st in sched.stages for t in st.tasks}
@@ -316,7 +314,6 @@ class KernelBuilder:
                     if t.name in self.woff:
                         w_src, w_off = 1, self.woff[t.name]
                     else:
-                        wrom += [0] * (-len(wrom) % self.wrom_align)
                         w_src, w_off = 0, len(wrom)
                         wrom += c["weight"]["values"]
                     init = 0
