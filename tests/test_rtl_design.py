@@ -239,11 +239,16 @@ def test_a_stalled_stage_is_named(exported, tmp_path):
 
 @pytest.mark.parametrize("mode", ["dataflow", "sequential"])
 def test_each_core_holds_only_its_own_words_and_weights(exported, tmp_path, mode):
-    """A core's program ROM holds its own words and its weight ROM its own tasks' weights, not
-    the whole design's: every core's WROM (rows of WR weights) holds exactly the weights of
-    the tasks it runs, and the cores' programs add up to the design's words."""
+    """A core's tables hold its own words, weights, taps and requantization rows, not the whole
+    design's: every core's WROM (rows of WR weights) holds exactly the weights of the tasks it
+    runs, the cores' programs add up to the design's words, and a core's tap table and
+    requantization rows are exactly the entries its own words index (TAP .. TAP + CG*KH*KW of
+    its window words; RQ .. RQ + O of its requantizing window words, RQ .. RQ + CHANS of its
+    elementwise words), every entry used and none outside."""
     from hlsgen import pipeline
+    from hlsgen.backends.rtl.core import NX, X_FIELD
     from hlsgen.backends.vitis.cpp import label
+    from hlsgen.backends.vitis.kernel import KIND_ELTWISE, KIND_WINDOW, WORD
     model = exported("demo_cnn", "qcdq")
     out = tmp_path / "prj"
     b = run_cli("build", model, "--device", "u280", "--mode", mode, "-o", out)
@@ -258,6 +263,20 @@ def test_each_core_holds_only_its_own_words_and_weights(exported, tmp_path, mode
         prog = (out / "rtl" / c["core_tables"]["PROGRAM"]).read_text().split()
         assert info["last"] - info["first"] == len(prog) == p["NT"], (info, len(prog))
         words += len(prog)
+        taps, rqs = set(), set()
+        for row in prog:
+            f = [int(row, 16) >> (32 * k) & 0xFFFFFFFF for k in range(p["NF"])]
+            if f[WORD["KIND"]] == KIND_WINDOW:
+                tap = f[p["NF"] - NX + X_FIELD["TAP"]]
+                taps |= set(range(tap, tap + f[WORD["W_CG"]] * f[WORD["W_KH"]] * f[WORD["W_KW"]]))
+                if not f[WORD["W_MAX"]]:
+                    rqs |= set(range(f[WORD["RQ"]], f[WORD["RQ"]] + f[WORD["W_O"]]))
+            elif f[WORD["KIND"]] == KIND_ELTWISE:
+                rqs |= set(range(f[WORD["RQ"]], f[WORD["RQ"]] + f[WORD["E_CHANS"]]))
+        assert taps == set(range(p["TAP_WORDS"])) or (not taps and p["TAP_WORDS"] == 1), f"core{c['index']} taps"
+        assert rqs == set(range(p["RQ_ROWS"])) or (not rqs and p["RQ_ROWS"] == 1), f"core{c['index']} rows"
+        assert len((out / "rtl" / c["core_tables"]["TAP"]).read_text().split()) == p["TAP_WORDS"]
+        assert len((out / "rtl" / c["core_tables"]["RQ_BIAS"]).read_text().split()) == p["RQ_ROWS"]
         rows = [int(r, 16) for r in (out / "rtl" / c["core_tables"]["WROM"]).read_text().split()]
         assert len(rows) == p["WROM_ROWS"]
         wb = p["WB"]

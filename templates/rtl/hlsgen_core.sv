@@ -89,12 +89,12 @@
 // fetch sets up as running sums, so that no lane multiplies (a resize's word comes with each scaled
 // dim split into quotient and remainder).
 //
-// Tables ($readmemh, written by hlsgen.backends.rtl.core): PROGRAM (NT words of NF x 32 bits, all cores',
-// one row per word, field k at bits 32k + 31 .. 32k),
-// WROM (weights), TAP (per window word and reduction index r: the tap's offset in the input,
-// ci * H * W + ky * DH * W + kx * DW, 32 bits, then its row and column offsets, 16 bits each),
-// RQ_BIAS, RQ_M0, RQ_M1, RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP, RQ_HALF_EVEN (one entry per
-// requantization row).
+// Tables ($readmemh, written by hlsgen.backends.rtl.core), each holding only this core's own:
+// PROGRAM (its NT words of NF x 32 bits, one row per word, field k at bits 32k + 31 .. 32k),
+// WROM (its tasks' weights, in rows of WR), TAP (per window word and reduction index r: the
+// tap's offset in the input, ci * H * W + ky * DH * W + kx * DW, 32 bits, then its row and column
+// offsets, 16 bits each), RQ_BIAS, RQ_M0, RQ_M1, RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP, RQ_HALF_EVEN (one
+// entry per requantization row of its tasks). A word's TAP, RQ and W_WOFF fields index these.
 module hlsgen_core #(
     parameter int NT = 1,
     parameter int NF = 58,

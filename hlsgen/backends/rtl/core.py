@@ -508,7 +508,11 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
             wr[core_of[t.name]] = max(wr[core_of[t.name]], 1 << (simd - 1).bit_length())
     wat: Dict[str, Tuple[int, int]] = {}     # task -> where its array starts: in st's WROM, in its core's
     what: Dict[int, List[str]] = {c: [] for c in range(ncores)}
-    taps: List[int] = []
+    # and its own tap table and requantization rows: its window words' taps, its tasks' rows (a
+    # task's word fields TAP and RQ are offsets into its core's tables)
+    taps: Dict[int, List[int]] = {c: [] for c in range(ncores)}
+    rqs: Dict[int, List[int]] = {c: [] for c in range(ncores)}      # rows of st's table, in order
+    rqat: Dict[str, int] = {}
     lanes = {c: {"MV": 1, "MP": 1, "MS": 1, "ML": 1} for c in range(ncores)}
     arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "RAW": 0}
              for c in range(ncores)}
@@ -527,8 +531,14 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
             raise ValueError(f"task {label(t.name, 40)}: pipeline depth {plat} is below hlsgen_core's write delay "
                              f"{WRITE_DELAY}: its rows would be published before they are written")
         f = list(w["f"])
-        tap_off = len(taps)
+        tap_off = len(taps[c])
         kind = f[WORD["KIND"]]
+        if kind in (KIND_WINDOW, KIND_ELTWISE):
+            lo, hi = st["rq_spans"][t.name]
+            if t.name not in rqat:
+                rqat[t.name] = len(rqs[c])
+                rqs[c] += range(lo, hi)
+            f[WORD["RQ"]] += rqat[t.name] - lo
         if kind == KIND_WINDOW and f[WORD["W_WSRC"]] >= 0:
             if t.name not in wat:
                 at, n = f[WORD["W_WOFF"]], nweights[t.name]
@@ -540,7 +550,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         _check_zero_points(t, f, st["sb"])
         _arith(arith[c], t, graph, f, vec, pe, simd)
         if kind == KIND_WINDOW:
-            taps += _taps(f)
+            taps[c] += _taps(f)
             lanes[c].update(MV=max(lanes[c]["MV"], vec), MP=max(lanes[c]["MP"], pe), MS=max(lanes[c]["MS"], simd))
             srcs = [tensor_of[f[WORD["SRC"]]]]
             order, pdiv, pid = NATURAL, 0, counter[out]
@@ -625,22 +635,11 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
             raise ValueError(f"task {label(ch.task, 40)}: its weights start at {ch.base}, not on a WROM row "
                              f"of {wr[ch.core]}")
         wrom[ch.base:ch.base + ch.count] = [0] * ch.count
-    shared = {
-        "TAP": write_mem(outdir / "tap.mem", taps or [0], TAP_BITS),
-        "RQ_BIAS": write_mem(outdir / "rq_bias.mem", rq["bias_values"], pw),
-        "RQ_M0": write_mem(outdir / "rq_m0.mem", rq["m"][0], 32),
-        "RQ_M1": write_mem(outdir / "rq_m1.mem", rq["m"][1] if len(rq["m"]) > 1 else [0] * rq["size"], 32),
-        "RQ_SHIFT": write_mem(outdir / "rq_shift.mem", rq["shift"], 7),
-        "RQ_LO": write_mem(outdir / "rq_lo.mem", rq["lo"], 32),
-        "RQ_HI": write_mem(outdir / "rq_hi.mem", rq["hi"], 32),
-        "RQ_ZP": write_mem(outdir / "rq_zp.mem", rq["zp"], 32),
-        "RQ_HALF_EVEN": write_mem(outdir / "rq_half_even.mem", [int(r == "HALF_EVEN") for r in rq["round"]], 1),
-    }
     mem_file = write_mem(outdir / "mem.mem", image or [0], sb)
     if st["nterms"] > 2:
         raise ValueError("hlsgen_core takes at most two elementwise terms")
-    # each core's own program and weight ROM (words numbered from 0 in each), one parameter set
-    # for the rest (the widest lanes of any core are each core's own, below)
+    # each core's own program, weight ROM, tap table and requantization rows (words numbered from
+    # 0 in each), one parameter set for the rest (the widest lanes of any core are each core's own, below)
     cores = []
     for c in range(ncores):
         n = len(words[c]) // nf
@@ -652,15 +651,27 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         wmask = (1 << st["wbits"]) - 1
         wrows = [sum((wrom[r + e] & wmask) << (e * st["wbits"]) for e in range(wr[c])) for r in range(0, len(wrom), wr[c])]
         files = {"PROGRAM": write_mem(outdir / f"program{c}.mem", rows or [0], 32 * nf),
-                 "WROM": write_mem(outdir / f"wrom{c}.mem", wrows, wr[c] * st["wbits"])}
+                 "WROM": write_mem(outdir / f"wrom{c}.mem", wrows, wr[c] * st["wbits"]),
+                 "TAP": write_mem(outdir / f"tap{c}.mem", taps[c] or [0], TAP_BITS)}
+        sel = rqs[c] or [0]                  # (a core without requantizing words: one row, unused)
+        files.update({
+            "RQ_BIAS": write_mem(outdir / f"rq_bias{c}.mem", [rq["bias_values"][r] for r in sel], pw),
+            "RQ_M0": write_mem(outdir / f"rq_m0_{c}.mem", [rq["m"][0][r] for r in sel], 32),
+            "RQ_M1": write_mem(outdir / f"rq_m1_{c}.mem", [rq["m"][1][r] if len(rq["m"]) > 1 else 0 for r in sel], 32),
+            "RQ_SHIFT": write_mem(outdir / f"rq_shift{c}.mem", [rq["shift"][r] for r in sel], 7),
+            "RQ_LO": write_mem(outdir / f"rq_lo{c}.mem", [rq["lo"][r] for r in sel], 32),
+            "RQ_HI": write_mem(outdir / f"rq_hi{c}.mem", [rq["hi"][r] for r in sel], 32),
+            "RQ_ZP": write_mem(outdir / f"rq_zp{c}.mem", [rq["zp"][r] for r in sel], 32),
+            "RQ_HALF_EVEN": write_mem(outdir / f"rq_half_even{c}.mem", [int(rq["round"][r] == "HALF_EVEN") for r in sel], 1)})
         cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]), "first": 0, "last": n,
-                      "what": ", ".join(label(name, 40) for name in what[c]), "tables": {"NT": max(1, n), "WROM_ROWS": len(wrows), "WR": wr[c]},
+                      "what": ", ".join(label(name, 40) for name in what[c]), "tables": {"NT": max(1, n), "WROM_ROWS": len(wrows), "WR": wr[c], "TAP_WORDS": max(1, len(taps[c])),
+                                                                    "RQ_ROWS": len(sel)},
                       "files": {k: f"../rtl/{p.name}" for k, p in files.items()}})
     for ch in channels:                      # triggered by its task's first word (a core's words count from 0)
         ch.word = first_word[ch.task][1]
     dma = _dma_context(channels, pointers, outdir, st["wbits"], sched.port_bits)
     core_params = {"NF": nf, "SB": sb, "WB": st["wbits"],
-                   "TAP_WORDS": max(1, len(taps)), "RQ_ROWS": rq["size"], "PW": pw,
+                   "PW": pw,
                    "NC": max(1, len(counter) + len(staged)), "MD": depth, "WBEAT": wbeat}
     for core in cores:                       # each core's lanes and arithmetic: what its own words use
         ln, ar = lanes[core["index"]], arith[core["index"]]
@@ -675,7 +686,6 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
             res = res.max(o.res)
         core["model"] = {"dsp": core_dsp(opts), "lut": res.lut, "ff": res.ff}
         core["tasks"] = [label(n, 40) for n in what[core["index"]]]
-    core_files = {k: f"../rtl/{p.name}" for k, p in shared.items()}
     for s in stages:
         bits = ["1" if c in s["set"] else "0" for c in reversed(range(ncores))]
         s["mask"] = f"{ncores}'b{''.join(bits)}"
@@ -687,7 +697,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     io = sum(p["beats"] for p in ports_in) + sum(p["beats"] for p in ports_out)
     bpc = port_bytes_per_cycle(device, sched.clock_mhz, sched.port_bits)
     traffic = sum(MEMORY_LATENCY_CYCLES + math.ceil(ch.beats * sched.port_bits / 8 / bpc) + ch.beats for ch in channels)
-    return {"cores": cores, "core_params": core_params, "core_files": core_files, "stages": stages, "sb": sb,
+    return {"cores": cores, "core_params": core_params, "stages": stages, "sb": sb,
             "mem_words": max(1, len(image)),
             "mem_file": f"../rtl/{mem_file.name}", "inputs": ports_in, "outputs": ports_out, "layout": layout,
             "words": len(program), "task_cycles": per_task, **dma,

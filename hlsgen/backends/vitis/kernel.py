@@ -298,6 +298,7 @@ class KernelBuilder:
 
         program: List[Dict] = []
         rq_rows: List[Dict] = []       # one row per channel entry: m (per term), bias, shift, lo, hi, zp, rounding
+        rq_spans: Dict[str, Tuple[int, int]] = {}    # per task, its rows [lo, hi) (the RTL's cores keep their own)
         wrom: List[int] = []
         nterms = 1
         pe = 1
@@ -354,6 +355,7 @@ class KernelBuilder:
             else:
                 for e in _layout(t, g):
                     program.append({"task": t.name, "op": t.op, "f": self._move(e, t, operand, acts)})
+            rq_spans[t.name] = (rq_off, len(rq_rows))
         width = max([requant_width(g.tasks[k].attrs["requant"]) for k in ks if "requant" in g.tasks[k].attrs] + [34])
         # the core's operand width: every stored tensor and constant, signed
         sb = max([s.bits for s in ops] + [g.tensors[n].dtype.bits for n in opid if g.tensors[n].is_const]) + 1
@@ -368,7 +370,7 @@ class KernelBuilder:
         return {"mode": "sequential", "index": st.index, "fn": f"stage{st.index}", "program": program, "nf": nf,
                 "operands": [{"id": opid[s.tensor], "store": s} for s in ops], "consts": consts,
                 "params": sorted(ops, key=lambda s: s.var), "weights": uses_woff,
-                "rq": _rq_table(rq_rows, width, nterms), "width": width, "sb": sb, "nterms": nterms, "pe": pe,
+                "rq": _rq_table(rq_rows, width, nterms), "rq_spans": rq_spans, "width": width, "sb": sb, "nterms": nterms, "pe": pe,
                 "wrom": wvals, "wbits": wbits, "wplain": wplain, "tasks": [g.tasks[k].name for k in ks],
                 "kinds": sorted({p["f"][0] for p in program})}
 

@@ -185,21 +185,21 @@ def _synth_context(core: Dict, sched, device) -> Dict:
     cores = [{"index": c["index"], "stage": c["stage"], "mode": sched.stages[c["stage"]].mode, "tasks": c["tasks"],
               "params": dict({k: c["params"][k] for k in dp_keys}, SB=p["SB"], WB=c["params"]["CWB"], PW=p["PW"]),
               # the whole core (hlsgen_core) as the top instantiates it, and the tables it reads
-              # (its own program and weight ROM, the taps and requantization rows all cores share)
+              # (its own program, weight ROM, tap table and requantization rows)
               "core_params": dict(p, **c["params"]),
-              "core_tables": {k: Path(v).name for k, v in {**core["core_files"], **c["files"]}.items()},
+              "core_tables": {k: Path(v).name for k, v in c["files"].items()},
               "model": c["model"]} for c in core["cores"]]
     r = sched.resources
     rq_bits = p["PW"] + 6 * 32 + 7 + 1
     return {"cores": cores, "device": device.name,
             "model_design": {"dsp": r.dsp, "lut": r.lut, "ff": r.ff, "bram18": r.bram18, "uram": r.uram},
-            # the activation memory; the cores' programs and weight ROMs (each its own words and
-            # its tasks' weights), summed; the tables every core holds a copy of, per core
+            # the activation memory; the cores' programs, weight ROMs, tap tables and
+            # requantization rows (each its own words and its tasks' weights, taps and rows), summed
             "memories_bits": {"activations": core["mem_words"] * p["SB"],
                               "weights": sum(c["params"]["WROM_ROWS"] * c["params"]["WR"] * p["WB"] for c in core["cores"]),
                               "programs": sum(c["params"]["NT"] * p["NF"] * 32 for c in core["cores"]),
-                              "taps_per_core": p["TAP_WORDS"] * TAP_BITS,
-                              "requantization_rows_per_core": p["RQ_ROWS"] * rq_bits}}
+                              "taps": sum(c["params"]["TAP_WORDS"] * TAP_BITS for c in core["cores"]),
+                              "requantization_rows": sum(c["params"]["RQ_ROWS"] * rq_bits for c in core["cores"])}}
 
 
 def _env_rtl():
