@@ -225,11 +225,11 @@ def test_a_stalled_stage_is_named(exported, tmp_path):
     nf = int(re.search(r"\.NF\((\d+)\)", (out / "rtl" / "hlsgen_top.sv").read_text()).group(1))
     prog = out / "rtl" / "program1.mem"                             # core1's own words
     rows = prog.read_text().split()                                 # a word a row, field k at bits 32k
-    fields = [int(rows[core["first"]], 16) >> (32 * k) & 0xFFFFFFFF for k in range(nf)]
+    fields = [int(rows[0], 16) >> (32 * k) & 0xFFFFFFFF for k in range(nf)]
     src0 = nf - NX + X_FIELD["SRC0"]                                # the word's source 0 (the word layout)
     fields[src0 + SRC_FIELDS.index("ID")] = 0                       # counter 0
     fields[src0 + SRC_FIELDS.index("ALL")] = 1_000_000              # ... all of a million rows
-    rows[core["first"]] = f"{sum(v << (32 * k) for k, v in enumerate(fields)):0{8 * nf}x}"
+    rows[0] = f"{sum(v << (32 * k) for k, v in enumerate(fields)):0{8 * nf}x}"
     prog.write_text("\n".join(rows) + "\n")
     r, res = sim(out)
     assert r.returncode != 0 and not res["passed"]
@@ -261,7 +261,7 @@ def test_each_core_holds_only_its_own_words_and_weights(exported, tmp_path, mode
     for c, info in zip(cores, design["cores"]):
         p = c["core_params"]
         prog = (out / "rtl" / c["core_tables"]["PROGRAM"]).read_text().split()
-        assert info["last"] - info["first"] == len(prog) == p["NT"], (info, len(prog))
+        assert info["words"] == len(prog) == p["NT"], (info, len(prog))
         words += len(prog)
         taps, rqs = set(), set()
         for row in prog:

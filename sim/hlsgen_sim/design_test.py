@@ -84,8 +84,8 @@ def _busy_cores(dut, design) -> str:
         except (AttributeError, ValueError):
             continue
         if state != 0:
-            busy.append(f"stage {c['stage']} core{c['index']} ({c['tasks']}) at word {max(pc - 1, c['first'])} of "
-                        f"[{c['first']}, {c['last']})")
+            busy.append(f"stage {c['stage']} core{c['index']} ({c['tasks']}) at word {max(pc - 1, 0)} of its "
+                        f"{c['words']}")
     return ("the inputs are in but a stage stopped: busy " + "; ".join(busy)) if busy else ""
 
 

@@ -7,7 +7,7 @@ URAM counts beside the cost model's for the same core.
 Two syntheses per core (--scope all, the default):
 - core: the whole hlsgen_core as the top instantiates it, through Yosys's slang frontend: its
   control and address generation, its datapath, and its tables (the program, the weight ROM,
-  its taps and its requantization rows, from OUT/rtl/*.mem: each core's own). `first` and `last` stay ports.
+  its taps and its requantization rows, from OUT/rtl/*.mem: each core's own).
 - datapath: hlsgen_core_dp alone with the core's parameters (multipliers, accumulators,
   requantizers, elementwise lanes): what the cost model prices, so its DSP48E2 count is the
   one compared with the model's.

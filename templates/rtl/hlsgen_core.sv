@@ -61,7 +61,7 @@
 //                                on (MSTEP: sum ESTEP[d] * K[d]), and per digit d that carries
 //                                (MADJ: K of the next outer digit - dim[d] * K[d])
 // A word takes 1 fetch cycle (none for a core's first word) + its steps + the cycles it waits +
-// LAT. start runs words [first, last) once, then pulses done.
+// LAT. start runs the core's NT words once, from word 0, then pulses done.
 // A step is six pipeline stages. In the first the control computes the step's addresses, checks
 // that the rows it reads are written, and fires; the top's memory and this core's weight table
 // return the operands at the next clock edge. hlsgen_core_dp computes with them in DPL = 4 more
@@ -96,7 +96,7 @@
 // offsets, 16 bits each), RQ_BIAS, RQ_M0, RQ_M1, RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP, RQ_HALF_EVEN (one
 // entry per requantization row of its tasks). A word's TAP, RQ and W_WOFF fields index these.
 module hlsgen_core #(
-    parameter int NT = 1,
+    parameter int NT = 1,                    // this core's words (PROGRAM): at least one
     parameter int NF = 58,
     parameter int SB = 9,
     parameter int WROM_ROWS = 1,             // the weight ROM: rows of WR weights
@@ -147,8 +147,6 @@ module hlsgen_core #(
     input  logic                 rst_n,
     input  logic                 start,
     output logic                 done,
-    input  int                   first,      // this core's words: [first, last) of PROGRAM
-    input  int                   last,
     output int                   raddr[NR],
     input  logic signed [SB-1:0] rdata[NR],
     output logic                 we[NW],
@@ -206,10 +204,10 @@ module hlsgen_core #(
     int pc;
     int f[NF];                               // the current configuration word
     int lat;                                 // drain cycles left
-    // the word the fetch reads (`first` on start, pc after), as one row of the program ROM
+    // the word the fetch reads (0 on start, pc after), as one row of the program ROM
     int fw;
     logic [NF * 32 - 1:0] frow;
-    assign fw = state == IDLE ? first : pc;
+    assign fw = state == IDLE ? 0 : pc;
     assign frow = prog[fw < NT ? fw : 0];
     function automatic int pf(input int k);  // field k of the row
         return int'(frow[k * 32 +: 32]);
@@ -623,16 +621,12 @@ module hlsgen_core #(
             case (state)
                 // FETCH loads word pc in one cycle (a word is one row of the program ROM); on start
                 // the first word loads at once
-                IDLE: if (start) begin
-                    pc <= first;
-                    state <= FETCH;
-                    if (first != last) begin
-                        fetch();
-                        pc <= first + 1;
-                    end
+                IDLE: if (start) begin   // (fetch() sets the state: WIN or ELEM)
+                    fetch();
+                    pc <= 1;
                 end
                 FETCH: if (!(f[X + X_HOLD] != 0 && hold)) begin
-                    if (pc == last) state <= DONE;
+                    if (pc == NT) state <= DONE;
                     else begin
                         fetch();
                         pc <= pc + 1;

@@ -643,6 +643,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     cores = []
     for c in range(ncores):
         n = len(words[c]) // nf
+        if not n:                            # (a core is made for a task that has words)
+            raise ValueError(f"core {c} has no configuration words")
         # one row per word (field k at bits 32k..32k+31), so that a fetch is one read of one row
         rows = [sum((words[c][w * nf + k] & 0xFFFFFFFF) << (32 * k) for k in range(nf)) for w in range(n)]
         # a WROM row of wr[c] weights (the first in the low bits), and a row of zeros after the
@@ -663,9 +665,10 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
             "RQ_HI": write_mem(outdir / f"rq_hi{c}.mem", [rq["hi"][r] for r in sel], 32),
             "RQ_ZP": write_mem(outdir / f"rq_zp{c}.mem", [rq["zp"][r] for r in sel], 32),
             "RQ_HALF_EVEN": write_mem(outdir / f"rq_half_even{c}.mem", [int(rq["round"][r] == "HALF_EVEN") for r in sel], 1)})
-        cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]), "first": 0, "last": n,
-                      "what": ", ".join(label(name, 40) for name in what[c]), "tables": {"NT": max(1, n), "WROM_ROWS": len(wrows), "WR": wr[c], "TAP_WORDS": max(1, len(taps[c])),
-                                                                    "RQ_ROWS": len(sel)},
+        cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]),
+                      "what": ", ".join(label(name, 40) for name in what[c]),
+                      "tables": {"NT": n, "WROM_ROWS": len(wrows), "WR": wr[c], "TAP_WORDS": max(1, len(taps[c])),
+                                 "RQ_ROWS": len(sel)},
                       "files": {k: f"../rtl/{p.name}" for k, p in files.items()}})
     for ch in channels:                      # triggered by its task's first word (a core's words count from 0)
         ch.word = first_word[ch.task][1]

@@ -160,7 +160,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
                                          "beats": c["beats"]} for c in b["channels"]]} for b in core["bundles"]],
               "serial_cycles": core["serial_cycles"], "cycle_limit": 2 * core["serial_cycles"] + 1000,
               "configuration_words": core["words"],
-              "cores": [{"index": c["index"], "stage": c["stage"], "first": c["first"], "last": c["last"],
+              "cores": [{"index": c["index"], "stage": c["stage"], "words": c["params"]["NT"],
                          "tasks": c["what"]} for c in core["cores"]],
               # `make synth-yosys` (sim/hlsgen_sim/synth_design.py): each core's datapath
               # (hlsgen_core_dp) with its parameters, beside the cost model's for the same core
