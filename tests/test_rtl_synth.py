@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from conftest import run_cli
+from conftest import ROOT, run_cli
 from test_hls_build import TARGETS
 
 
@@ -151,3 +151,47 @@ def test_a_core_yosys_fails_on_is_named_and_the_others_are_synthesized(exported,
     assert "error" in first["datapath"] and "yosys" not in first["datapath"], first["datapath"]
     assert all(c["datapath"]["yosys"]["LUT"] > 0 for c in rest), rest
     assert doc["design"]["datapath"] == {"failed": [0]}, doc["design"]
+
+
+def test_no_core_control_multiplies_or_divides(exported, tmp_path):
+    """hlsgen_core's control (address generation, counters, row checks) multiplies no two
+    run-time values, multiplies no run-time value by a lane's constant and divides nothing:
+    every multiplier of a core is in its datapath (hlsgen_core_dp), where the model prices it.
+    Checked on every core of make demo's dataflow design with 3 or more lanes along VEC, PE or
+    the element lanes (the stem's 8 x 27, the max pool's 16 x 2: a lane multiple p x field folds
+    away on 2 lanes, and SIMD lanes have none) at Yosys's word
+    level (read_slang keeping the hierarchy, proc, opt, wreduce: seconds where synth_xilinx takes
+    minutes). And the check sees such a multiplier: the max-pool core with its lane offsets
+    p x RED computed as products (stop 23's RTL) has them in its control."""
+    import sys
+    sys.path.insert(0, str(ROOT / "sim"))
+    from hlsgen_sim import yosys
+    out = tmp_path / "prj"
+    b = run_cli("build", exported("demo_cnn", "qcdq"), "--device", "ultra96v2", "--mode", "dataflow",
+                "--resource-cap", "0.8", "-o", out)    # make demo's design (designs/demo-cnn-ultra96.yaml)
+    assert b.returncode == 0, b.stderr
+    rtl = out / "rtl"
+    design = json.loads((out / "sim" / "design.json").read_text())
+    srcs = [rtl / f for f in ("hlsgen_word_pkg.sv", "hlsgen_rq_tail.sv", "hlsgen_core_dp.sv", "hlsgen_core.sv")]
+    arith = ("$mul", "$div", "$mod", "$divfloor", "$modfloor", "$pow")
+
+    def cells(c, work, sources=srcs):
+        params = dict(c["core_params"], **{k: f'"{rtl / v}"' for k, v in c["core_tables"].items()})
+        return yosys.word_cells(work, sources, "hlsgen_core", params)
+
+    wide = [c for c in design["synth"]["cores"] if max(c["params"][k] for k in ("MV", "MP", "ML")) >= 3]
+    assert {c["tasks"][0] for c in wide} >= {"/stem/Conv", "/pool/MaxPool"}, [c["tasks"] for c in wide]
+    for c in wide:
+        mods = cells(c, tmp_path / f"core{c['index']}")
+        assert set(mods) >= {"hlsgen_core", "hlsgen_core_dp"}, mods.keys()
+        assert not {k: v for k, v in mods["hlsgen_core"].items() if k in arith}, (c["tasks"], mods["hlsgen_core"])
+        # the datapath's multipliers are seen: one per MAC unit at least
+        assert mods["hlsgen_core_dp"].get("$mul", 0) >= c["params"]["NU"], (c["tasks"], mods["hlsgen_core_dp"])
+    pool = next(c for c in wide if c["tasks"][0] == "/pool/MaxPool")
+    text = (rtl / "hlsgen_core.sv").read_text()
+    assert text.count("lred[p] <= m_red;") == 1
+    mutated = tmp_path / "mutated" / "hlsgen_core.sv"
+    mutated.parent.mkdir()
+    mutated.write_text(text.replace("lred[p] <= m_red;", "lred[p] <= p * pf(X + X_WIN + W_RED);"))
+    mods = cells(pool, tmp_path / "mutated", srcs[:-1] + [mutated])
+    assert mods["hlsgen_core"].get("$mul", 0) >= 10, mods["hlsgen_core"]

