@@ -110,6 +110,7 @@ module hlsgen_core #(
     parameter int MS = 1,
     parameter int ML = 1,
     parameter int NC = 1,                    // row counters in the design
+    parameter int AB = 32,                   // address bits of the activation memory (the ports' widths)
     parameter int NR = 2,                    // read ports: max(MV x MP x MS, 2 x ML)
     parameter int NW = 1,                    // write ports: max(MV x MP, ML)
     parameter int MD = 1,                    // the deepest PLAT of any word
@@ -147,10 +148,10 @@ module hlsgen_core #(
     input  logic                 rst_n,
     input  logic                 start,
     output logic                 done,
-    output int                   raddr[NR],
+    output logic [AB-1:0]        raddr[NR],
     input  logic signed [SB-1:0] rdata[NR],
     output logic                 we[NW],
-    output int                   waddr[NW],
+    output logic [AB-1:0]        waddr[NW],
     output logic signed [SB-1:0] wdata[NW],
     input  int                   rows[NC],
     output logic                 pub,
@@ -443,14 +444,16 @@ module hlsgen_core #(
     assign w_fire = state == WIN && w_ready;
     assign e_fire = state == ELEM && e_ready;
     assign e_last = i0 + PE >= elements;   // element words (VEC = 1, PE lanes)
-    always_comb for (int k = 0; k < NR; k++) raddr[k] = state == WIN ? w_raddr[k] : e_raddr[k];
+    // (the addresses are computed as ints and leave as the memory's AB bits, so synthesis keeps
+    // no adder bit above them)
+    always_comb for (int k = 0; k < NR; k++) raddr[k] = AB'(state == WIN ? w_raddr[k] : e_raddr[k]);
     // a step's writes: their addresses when it fires, their values WD cycles later, once the read
     // stage has brought the operands and hlsgen_core_dp's DPL stages have computed (q_*[i]: the
     // step that fired i + 1 cycles ago)
     logic s_we[NW];
     int s_waddr[NW];
     logic q_we[WD][NW], q_wout[WD], q_elt[WD];
-    int q_waddr[WD][NW];
+    logic [AB-1:0] q_waddr[WD][NW];
     always_ff @(posedge clk) begin
         q_wfire <= w_fire && rst_n;
         q_first <= first_step;
@@ -458,7 +461,7 @@ module hlsgen_core #(
         q_elt[0] <= e_fire && f[F_KIND] == 1;
         for (int k = 0; k < NW; k++) begin
             q_we[0][k] <= s_we[k] && rst_n;
-            q_waddr[0][k] <= s_waddr[k];
+            q_waddr[0][k] <= AB'(s_waddr[k]);
         end
         for (int i = 1; i < WD; i++) begin
             q_wout[i] <= q_wout[i - 1];

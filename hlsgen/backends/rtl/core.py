@@ -675,7 +675,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     dma = _dma_context(channels, pointers, outdir, st["wbits"], sched.port_bits)
     core_params = {"NF": nf, "SB": sb, "WB": st["wbits"],
                    "PW": pw,
-                   "NC": max(1, len(counter) + len(staged)), "MD": depth, "WBEAT": wbeat}
+                   "NC": max(1, len(counter) + len(staged)), "MD": depth, "WBEAT": wbeat,
+                   "AB": max(1, (max(1, len(image)) - 1).bit_length())}    # the activation memory's address bits
     for core in cores:                       # each core's lanes and arithmetic: what its own words use
         ln, ar = lanes[core["index"]], arith[core["index"]]
         core["params"] = {**core.pop("tables"), **ln, "NR": max(ln["MV"] * ln["MP"] * ln["MS"], 2 * ln["ML"]),
