@@ -652,7 +652,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         wrom = wroms[c] + [0] * (-len(wroms[c]) % wr[c] + wr[c])
         wmask = (1 << st["wbits"]) - 1
         wrows = [sum((wrom[r + e] & wmask) << (e * st["wbits"]) for e in range(wr[c])) for r in range(0, len(wrom), wr[c])]
-        files = {"PROGRAM": write_mem(outdir / f"program{c}.mem", rows or [0], 32 * nf),
+        files = {"PROGRAM": write_mem(outdir / f"program{c}.mem", rows, 32 * nf),
                  "WROM": write_mem(outdir / f"wrom{c}.mem", wrows, wr[c] * st["wbits"]),
                  "TAP": write_mem(outdir / f"tap{c}.mem", taps[c] or [0], TAP_BITS)}
         sel = rqs[c] or [0]                  # (a core without requantizing words: one row, unused)
