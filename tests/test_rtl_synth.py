@@ -165,19 +165,18 @@ def test_no_core_control_multiplies_or_divides(exported, tmp_path):
     p x RED computed as products (stop 23's RTL) has them in its control."""
     import sys
     sys.path.insert(0, str(ROOT / "sim"))
-    from hlsgen_sim import yosys
+    from hlsgen_sim import synth_design, yosys
     out = tmp_path / "prj"
     b = run_cli("build", exported("demo_cnn", "qcdq"), "--device", "ultra96v2", "--mode", "dataflow",
                 "--resource-cap", "0.8", "-o", out)    # make demo's design (designs/demo-cnn-ultra96.yaml)
     assert b.returncode == 0, b.stderr
     rtl = out / "rtl"
     design = json.loads((out / "sim" / "design.json").read_text())
-    srcs = [rtl / f for f in ("hlsgen_word_pkg.sv", "hlsgen_rq_tail.sv", "hlsgen_core_dp.sv", "hlsgen_core.sv")]
     arith = ("$mul", "$div", "$mod", "$divfloor", "$modfloor", "$pow")
 
-    def cells(c, work, sources=srcs):
-        params = dict(c["core_params"], **{k: f'"{rtl / v}"' for k, v in c["core_tables"].items()})
-        return yosys.word_cells(work, sources, "hlsgen_core", params)
+    def cells(c, work, core_sv=None):          # core_sv: another hlsgen_core.sv in place of the design's
+        sources, params = synth_design.core_inputs(out, c)
+        return yosys.word_cells(work, sources[:-1] + [core_sv or sources[-1]], "hlsgen_core", params)
 
     wide = [c for c in design["synth"]["cores"] if max(c["params"][k] for k in ("MV", "MP", "ML")) >= 3]
     assert {c["tasks"][0] for c in wide} >= {"/stem/Conv", "/pool/MaxPool"}, [c["tasks"] for c in wide]
@@ -193,5 +192,5 @@ def test_no_core_control_multiplies_or_divides(exported, tmp_path):
     mutated = tmp_path / "mutated" / "hlsgen_core.sv"
     mutated.parent.mkdir()
     mutated.write_text(text.replace("lred[p] <= m_red;", "lred[p] <= p * pf(X + X_WIN + W_RED);"))
-    mods = cells(pool, tmp_path / "mutated", srcs[:-1] + [mutated])
+    mods = cells(pool, tmp_path / "mutated", mutated)
     assert mods["hlsgen_core"].get("$mul", 0) >= 10, mods["hlsgen_core"]

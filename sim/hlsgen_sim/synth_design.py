@@ -40,9 +40,17 @@ def _synth(out: Path, c: dict, what: str) -> dict:
     if what == "datapath":
         return yosys.yosys_cells(work, [rtl / "hlsgen_rq_tail.sv", rtl / "hlsgen_core_dp.sv"], "hlsgen_core_dp",
                                  c["params"])
+    sources, params = core_inputs(out, c)
+    return yosys.yosys_cells(work, sources, "hlsgen_core", params, frontend="slang")
+
+
+def core_inputs(out: Path, c: dict):
+    """The sources of hlsgen_core and core c's parameters (its tables as "path" strings), as the
+    top instantiates it."""
+    rtl = out / "rtl"
     params = dict(c["core_params"], **{k: f'"{rtl / v}"' for k, v in c["core_tables"].items()})
     sources = [rtl / f for f in ("hlsgen_word_pkg.sv", "hlsgen_rq_tail.sv", "hlsgen_core_dp.sv", "hlsgen_core.sv")]
-    return yosys.yosys_cells(work, sources, "hlsgen_core", params, frontend="slang")
+    return sources, params
 
 
 def _tables_digest(out: Path, tables: dict) -> str:

@@ -39,10 +39,7 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
     with automatic variables. The WebAssembly build has no threads, hence -j 1."""
     cmd, read = _prepare(work, sources, top, params, frontend)
     script = f"{read}synth_xilinx -family xcup -flatten -noiopad -top {top}; tee -o stat.txt stat"
-    r = subprocess.run(cmd + ["-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
-    if r.returncode != 0:
-        raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}")
-    return _stat(work / "stat.txt")[-1][1]     # the last section is the hierarchy's total
+    return _run(cmd, script, work, timeout, top)[-1][1]     # the last section is the hierarchy's total
 
 
 def word_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str, object],
@@ -54,16 +51,21 @@ def word_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str, 
     cmd, read = _prepare(work, sources, top, params, "slang", "--keep-hierarchy ")
     script = (f"{read}hierarchy -top {top}; proc; opt_expr; opt_clean; wreduce; opt_expr; opt_clean; "
               "tee -o stat.txt stat")
-    r = subprocess.run(cmd + ["-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
-    if r.returncode != 0:
-        raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}")
     out: Dict[str, Dict[str, int]] = {}        # per module, over its instances (slang names one per instance)
-    for name, cells in _stat(work / "stat.txt"):
+    for name, cells in _run(cmd, script, work, timeout, top):
         if name != "design hierarchy":
             mod = out.setdefault(name.split("$")[0], {})
             for k, v in cells.items():
                 mod[k] = mod.get(k, 0) + v
     return out
+
+
+def _run(cmd, script: str, work: Path, timeout: int, top: str):
+    """Yosys on `script` (which ends writing `stat` to stat.txt) in `work`; the stat's sections."""
+    r = subprocess.run(cmd + ["-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
+    if r.returncode != 0:
+        raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}")
+    return _stat(work / "stat.txt")
 
 
 def _stat(path: Path):

@@ -638,6 +638,12 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     mem_file = write_mem(outdir / "mem.mem", image or [0], sb)
     if st["nterms"] > 2:
         raise ValueError("hlsgen_core takes at most two elementwise terms")
+    # the requantization rows' columns: (parameter, file name, value per row, bits)
+    rq_tables = (("RQ_BIAS", "rq_bias", rq["bias_values"], pw), ("RQ_M0", "rq_m0_", rq["m"][0], 32),
+                 ("RQ_M1", "rq_m1_", rq["m"][1] if len(rq["m"]) > 1 else [0] * len(rq["m"][0]), 32),
+                 ("RQ_SHIFT", "rq_shift", rq["shift"], 7), ("RQ_LO", "rq_lo", rq["lo"], 32),
+                 ("RQ_HI", "rq_hi", rq["hi"], 32), ("RQ_ZP", "rq_zp", rq["zp"], 32),
+                 ("RQ_HALF_EVEN", "rq_half_even", [int(r == "HALF_EVEN") for r in rq["round"]], 1))
     # each core's own program, weight ROM, tap table and requantization rows (words numbered from
     # 0 in each), one parameter set for the rest (the widest lanes of any core are each core's own, below)
     cores = []
@@ -656,15 +662,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                  "WROM": write_mem(outdir / f"wrom{c}.mem", wrows, wr[c] * st["wbits"]),
                  "TAP": write_mem(outdir / f"tap{c}.mem", taps[c] or [0], TAP_BITS)}
         sel = rqs[c] or [0]                  # (a core without requantizing words: one row, unused)
-        files.update({
-            "RQ_BIAS": write_mem(outdir / f"rq_bias{c}.mem", [rq["bias_values"][r] for r in sel], pw),
-            "RQ_M0": write_mem(outdir / f"rq_m0_{c}.mem", [rq["m"][0][r] for r in sel], 32),
-            "RQ_M1": write_mem(outdir / f"rq_m1_{c}.mem", [rq["m"][1][r] if len(rq["m"]) > 1 else 0 for r in sel], 32),
-            "RQ_SHIFT": write_mem(outdir / f"rq_shift{c}.mem", [rq["shift"][r] for r in sel], 7),
-            "RQ_LO": write_mem(outdir / f"rq_lo{c}.mem", [rq["lo"][r] for r in sel], 32),
-            "RQ_HI": write_mem(outdir / f"rq_hi{c}.mem", [rq["hi"][r] for r in sel], 32),
-            "RQ_ZP": write_mem(outdir / f"rq_zp{c}.mem", [rq["zp"][r] for r in sel], 32),
-            "RQ_HALF_EVEN": write_mem(outdir / f"rq_half_even{c}.mem", [int(rq["round"][r] == "HALF_EVEN") for r in sel], 1)})
+        for param, name, values, bits in rq_tables:
+            files[param] = write_mem(outdir / f"{name}{c}.mem", [values[r] for r in sel], bits)
         cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]),
                       "what": ", ".join(label(name, 40) for name in what[c]),
                       "tables": {"NT": n, "WROM_ROWS": len(wrows), "WR": wr[c], "TAP_WORDS": max(1, len(taps[c])),
