@@ -111,7 +111,7 @@ module hlsgen_core #(
     parameter int ML = 1,
     parameter int NC = 1,                    // row counters in the design
     parameter int AB = 32,                   // address bits of the activation memory (the ports' widths)
-    parameter int NR = 2,                    // read ports: max(MV x MP x MS, 2 x ML)
+    parameter int NR = 2,                    // read ports: max(MV x MPR x MS, 2 x ML) (MPR: 1 if XSH, else MP)
     parameter int NW = 1,                    // write ports: max(MV x MP, ML)
     parameter int MD = 1,                    // the deepest PLAT of any word
     parameter int WBEAT = 1,                 // weights per m_axi beat (the wr_* port), a power of two
@@ -132,6 +132,12 @@ module hlsgen_core #(
     parameter int ET = 2,
     parameter int EL = 1,
     parameter bit RAW = 1,
+    parameter bit XSH = 0,                   // every window word's PE lanes read the same activations (one
+                                             // group): the core reads once per VEC x SIMD lane, not per lane
+    parameter bit WST = 1,                   // some window word's weights stream in (WWAIT): lanes check wlim
+    parameter bit WAL = 0,                   // every reduction step's weights are a WROM row of their own
+                                             // (WSTR, WRS: whole rows): a PE lane reads one row, lane s takes
+                                             // weight s of it; else two rows, from which each lane shifts its own
     parameter string PROGRAM = "program.mem",
     parameter string WROM = "wrom.mem",
     parameter string TAP = "tap.mem",
@@ -172,6 +178,7 @@ module hlsgen_core #(
     localparam int R = 6;                    // tensor rank of eltwise / move / scatter words
     localparam int X = NF - NX;
     localparam int NO = MV * MP;             // output lanes of a window step
+    localparam int MPR = XSH ? 1 : MP;       // PE lanes that read: lane (v, p, s) takes read (v, XSH ? 0 : p, s)
     localparam int WD = WRITE_DELAY;         // a step fires, its writes land WD cycles later (core.py's
                                              // WRITE_DELAY, which the build checks every task's depth against)
     localparam int DPL = WD - 1;             // hlsgen_core_dp's latency, operands to outputs (WD less the read stage)
@@ -214,12 +221,20 @@ module hlsgen_core #(
         return int'(frow[k * 32 +: 32]);
     endfunction
 
-    // has source t's row `row` been written? (rows counted as the top's counters count them)
+    // has source t's row `row` been written? (rows counted as the top's counters count them;
+    // each source's counter is read once per cycle, s_rows, and every lane compares with it)
+    logic s_any[2];                          // source t is complete, or all of its rows are written
+    int s_rows[2];
+    always_comb
+        for (int t = 0; t < 2; t++) begin
+            automatic int b = X + X_SRC0 + S_WIDTH * t;
+            automatic logic none = f[b + S_ID] < 0 || f[b + S_ID] >= NC;
+            s_rows[t] = none ? 0 : rows[f[b + S_ID]];
+            s_any[t] = none || (f[b + S_ALL] > 0 && s_rows[t] >= f[b + S_ALL]);
+        end
     function automatic logic row_written(input int t, input int row);
         automatic int b = X + X_SRC0 + S_WIDTH * t;
-        if (f[b + S_ID] < 0 || f[b + S_ID] >= NC) return 1'b1;
-        if (f[b + S_ALL] > 0) return rows[f[b + S_ID]] >= f[b + S_ALL];
-        return rows[f[b + S_ID]] > row;
+        return s_any[t] || (f[b + S_ALL] <= 0 && s_rows[t] > row);
     endfunction
 
     // ---------------------------------------------------------------- window datapath
@@ -242,47 +257,54 @@ module hlsgen_core #(
     int nin, nh, nout, noh;                  //   n * C * H * W, n * H, n * O * OH * OW, n * OH
     int iy0, yoff, yo;                       //   oy * SH - PT, iy0 * W, oy * OW
     int ix0;                                 //   ox0 * SW - PL
-    int ob, oo;                              //   o0 * RED (weights), o0 * OH * OW
+    int ob, oo;                              //   o0 * WSTR (weights), o0 * OH * OW
+    int rw;                                  //   (r0 / SIMD) * WRS (weights)
     int gb[MP], gr[MP];                      //   per PE lane p: ((o0 + p) / OG) * CG * H * W, (o0 + p) % OG
     int gb0[MP], gr0[MP];                    //   ... and their values at o0 = 0
-    int lsw[MV], lred[MP], lohw[MP];         // lane multiples, set by the fetch: v * SW, p * RED, p * OH * OW
+    int lsw[MV], lred[MP], lohw[MP];         // lane multiples, set by the fetch: v * SW, p * WSTR, p * OH * OW
     logic first_step, last_step, row_end;
     assign first_step = r0 == 0;
     assign last_step = r0 + SIMD >= RED;
     assign row_end = o0 + PE >= O && ox0 + VEC >= OW;
     logic w_ready;
     int w_raddr[NR];
-    logic w_live[NR];
-    int w_widx[NR];
+    logic w_rlive[NR];                       // read (v, p, s) is in bounds (p < MPR)
+    logic w_live[MV * MP * MS];              // lane (v, p, s) computes: its read in bounds, its output there
     int w_wat[MP];                           // PE lane p's first weight of the step (its SIMD lanes' are the next)
+    logic w_wlate[MP][MS];                   // lane (p, s)'s weight has not arrived yet (WWAIT)
 
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses and tap fields are ints, the memories decode the low bits
     always_comb begin                        // the step's read addresses, and whether their rows are written
         w_ready = 1'b1;
         for (int k = 0; k < NR; k++) begin
             w_raddr[k] = 0;
-            w_live[k] = 1'b0;
-            w_widx[k] = 0;
+            w_rlive[k] = 1'b0;
         end
-        for (int p = 0; p < MP; p++) w_wat[p] = w_woff + ob + lred[p] + r0;
+        for (int p = 0; p < MP; p++) begin
+            w_wat[p] = w_woff + ob + lred[p] + rw;
+            for (int s = 0; s < MS; s++) w_wlate[p][s] = WST && f[X + X_WWAIT] != 0 && w_wat[p] + s >= wlim;
+        end
         for (int v = 0; v < MV; v++) begin
-            for (int p = 0; p < MP; p++) begin
+            for (int p = 0; p < MPR; p++) begin
                 for (int s = 0; s < MS; s++) begin
-                    automatic int k = (v * MP + p) * MS + s;
+                    automatic int k = (v * MPR + p) * MS + s;
                     automatic int r = r0 + s;
                     automatic logic [79:0] t = tap[f[X + X_TAP] + (r < RED ? r : 0)];
                     automatic int iy = iy0 + int'(signed'(t[31:16]));
                     automatic int ix = ix0 + lsw[v] + int'(signed'(t[15:0]));
                     if (state == WIN && v < VEC && p < PE && s < SIMD && o0 + p < O && ox0 + v < OW && r < RED && iy >= 0
                         && iy < H && ix >= 0 && ix < W) begin
-                        w_live[k] = 1'b1;
+                        w_rlive[k] = 1'b1;
                         w_raddr[k] = w_src + nin + gb[p] + yoff + ix0 + lsw[v] + int'(t[63:32]);
-                        w_widx[k] = w_wat[p] + s;
                         if (!row_written(0, nh + iy)) w_ready = 1'b0;
-                        if (f[X + X_WWAIT] != 0 && w_widx[k] >= wlim) w_ready = 1'b0;
                     end
                 end
             end
+        end
+        for (int v = 0; v < MV; v++) for (int p = 0; p < MP; p++) for (int s = 0; s < MS; s++) begin
+            automatic int k = (v * MP + p) * MS + s;
+            w_live[k] = w_rlive[(v * MPR + (XSH ? 0 : p)) * MS + s] && p < PE && o0 + p < O;
+            if (w_live[k] && w_wlate[p][s]) w_ready = 1'b0;
         end
     end
     /* verilator lint_on UNUSEDSIGNAL */
@@ -370,27 +392,32 @@ module hlsgen_core #(
     // (stages D and E: read at w_row_q[DPL - 2] and [DPL - 1]); an elementwise lane's multipliers
     // 1 cycle after, its bias 2 and the rest 3 (stages A, B, C, which do not move with DPL)
     always_comb begin
-        for (int k = 0; k < NL; k++) dp_x[k * SB +: SB] = rdata[k];
+        for (int v = 0; v < MV; v++) for (int p = 0; p < MP; p++) for (int s = 0; s < MS; s++)
+            dp_x[((v * MP + p) * MS + s) * SB +: SB] = rdata[(v * MPR + (XSH ? 0 : p)) * MS + s];
         for (int t = 0; t < 2; t++) dp_ezp[t * (SB + 1) +: SB + 1] = (SB + 1)'(f[F_E_TERMS + t * F_E_TERM + F_E_ZP]);
         for (int l = 0; l < ML; l++) for (int t = 0; t < 2; t++) dp_ex[(t * ML + l) * SB +: SB] = rdata[t * ML + l];
     end
     // a PE lane's SIMD weights are consecutive, w_wat[p] on: the read stage reads the two WROM
     // rows they lie in (SIMD <= WR) with one port each, and each lane picks its weight out of them
     localparam int LWR = $clog2(WR);
-    logic [2 * WR * WB - 1:0] w_rows_q[MP];
+    // (WAL: the step's weights are the row w_wat[p] / WR itself, weight s at bits WB * s)
+    localparam int RROWS = WAL ? 1 : 2;
+    logic [RROWS * WR * WB - 1:0] w_rows_q[MP];
     int w_at_q[MP];
     logic w_use_q;
     always_ff @(posedge clk) begin
         for (int p = 0; p < MP; p++) begin
-            w_rows_q[p] <= {wrom[(w_wat[p] >> LWR) + 1], wrom[w_wat[p] >> LWR]};
-            w_at_q[p] <= w_wat[p] & (WR - 1);
+            if (WAL) w_rows_q[p] <= (RROWS * WR * WB)'(wrom[w_wat[p] >> LWR]);
+            else w_rows_q[p] <= (RROWS * WR * WB)'({wrom[(w_wat[p] >> LWR) + 1], wrom[w_wat[p] >> LWR]});
+            w_at_q[p] <= WAL ? 0 : w_wat[p] & (WR - 1);
         end
         w_use_q <= w_wsrc >= 0;
     end
     always_comb
         for (int v = 0; v < MV; v++) for (int p = 0; p < MP; p++) for (int s = 0; s < MS; s++) begin
             automatic int k = (v * MP + p) * MS + s;
-            dp_w[k * CWB +: CWB] = dp_live[k] && w_use_q ? CWB'(signed'(w_rows_q[p][(w_at_q[p] + s) * WB +: WB])) : '0;
+            automatic logic signed [WB-1:0] wt = WAL ? w_rows_q[p][s * WB +: WB] : w_rows_q[p][(w_at_q[p] + s) * WB +: WB];
+            dp_w[k * CWB +: CWB] = dp_live[k] && w_use_q ? CWB'(wt) : '0;
         end
     always_ff @(posedge clk) begin           // each lane's liveness, and each output's requantization row
         for (int k = 0; k < NL; k++) begin
@@ -551,7 +578,7 @@ module hlsgen_core #(
         for (int k = 0; k < NF; k++) f[k] <= pf(k);
         wstart <= 1'b1;
         wnum <= fw;
-        n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; i0 <= 0; prow <= 0; prem <= 0;
+        n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; rw <= 0; i0 <= 0; prow <= 0; prem <= 0;
         begin                                // lane l's coordinates: lane l - 1's, one on
             automatic int c[R];
             automatic int a[NMAP];
@@ -599,7 +626,7 @@ module hlsgen_core #(
             for (int p = 0; p < MP; p++) begin
                 lred[p] <= m_red;
                 lohw[p] <= m_ohw;
-                m_red = m_red + pf(X + X_WIN + W_RED);
+                m_red = m_red + pf(X + X_WIN + W_WSTR);
                 m_ohw = m_ohw + pf(X + X_WIN + W_OHW);
             end
             for (int v = 0; v < MV; v++) begin
@@ -636,9 +663,12 @@ module hlsgen_core #(
                     end
                 end
                 WIN: if (ready) begin
-                    if (!last_step) r0 <= r0 + SIMD;
-                    else begin
+                    if (!last_step) begin
+                        r0 <= r0 + SIMD;
+                        rw <= rw + f[X + X_WIN + W_WRS];
+                    end else begin
                         r0 <= 0;
+                        rw <= 0;
                         if (o0 + PE < O) begin
                             o0 <= o0 + PE;
                             ob <= ob + f[X + X_WIN + W_PRED];

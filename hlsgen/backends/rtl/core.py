@@ -85,10 +85,12 @@ def _taps(f: List[int]) -> List[int]:
     return out
 
 
-def _window_steps(f: List[int], vec: int, pe: int) -> Dict[str, List[int]]:
+def _window_steps(f: List[int], vec: int, pe: int, wstr: int, wrs: int) -> Dict[str, List[int]]:
     """A window word's address steps (WIN, RTL_FIELDS): what hlsgen_core adds to its address
-    counters when an output group advances, so that no address is a run-time product. Element
-    words carry zeros."""
+    counters when an output group advances, so that no address is a run-time product. wstr and
+    wrs: the weights an output channel and a reduction step take in its core's weight ROM (RED
+    and SIMD when they lie as in the HLS kernel's array; a whole number of rows, and a row, when
+    they lie aligned: _aligned). Element words carry zeros."""
     g = {k: f[WORD[f"W_{k}"]] for k in ("C", "H", "W", "O", "CG", "KH", "KW", "OH", "OW", "SH", "SW", "PT", "PL", "OG")}
     ghw = g["CG"] * g["H"] * g["W"]
     ohw = g["OH"] * g["OW"]
@@ -97,10 +99,26 @@ def _window_steps(f: List[int], vec: int, pe: int) -> Dict[str, List[int]]:
              (pe // g["OG"]) * ghw, pe % g["OG"],      # GQ, GR: PE outputs on, in groups and the rest
              g["SH"] * g["W"], -g["PT"] * g["W"],      # SHW, YOFF0: the next output row, the first's
              vec * g["SW"],                            # VSW: the next VEC output columns
-             pe * g["CG"] * g["KH"] * g["KW"],         # PRED: the next PE outputs' weights
+             pe * wstr,                                # PRED: the next PE outputs' weights
              ohw, pe * ohw, g["O"] * ohw,              # OHW, POHW, OCHW: output plane, PE planes, image
-             g["CG"] * g["KH"] * g["KW"]]              # RED: the reduction's length
+             g["CG"] * g["KH"] * g["KW"],              # RED: the reduction's length
+             wstr, wrs]                                # WSTR, WRS: an output channel's weights, a step's
     return {"WIN": steps}
+
+
+def _aligned(task, array: List[int], red: int, simd: int, wr: int) -> List[int]:
+    """A window task's weights (output channel o's reduction index r at o * red + r, the HLS
+    kernel's order) laid out for an aligned core: each reduction step's SIMD weights in a row of
+    wr of their own (output channel o's step j at row o * ceil(red / simd) + j), zeros after."""
+    if len(array) % red:
+        raise ValueError(f"task {label(task.name, 40)}: {len(array)} weights are not whole output channels of "
+                         f"{red}")
+    out: List[int] = []
+    for o in range(0, len(array), red):
+        for j in range(0, red, simd):
+            step = array[o + j:o + min(j + simd, red)]
+            out += step + [0] * (wr - len(step))
+    return out
 
 
 def _element_step(f: List[int], order: List[int], lanes: int) -> List[int]:
@@ -233,7 +251,8 @@ def _element_maps(f: List[int], order: List[int], lin: Dict[str, List[int]]) -> 
     return {"MB": mb, "MONE": mone, "MSTEP": mstep, "MADJ": madj}
 
 
-WIN_FIELDS = ("ICHW", "GHW", "GQ", "GR", "SHW", "YOFF0", "VSW", "PRED", "OHW", "POHW", "OCHW", "RED")
+WIN_FIELDS = ("ICHW", "GHW", "GQ", "GR", "SHW", "YOFF0", "VSW", "PRED", "OHW", "POHW", "OCHW", "RED", "WSTR",
+              "WRS")
 
 
 def word_cycles(f: List[int], vec: int, pe: int, simd: int, lat: int) -> int:
@@ -506,6 +525,11 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
             t = tasks[w["task"]]
             simd = _lanes(t, graph, plans[t.name].folding)[2]
             wr[core_of[t.name]] = max(wr[core_of[t.name]], 1 << (simd - 1).bit_length())
+    # a core whose weights all lie in its ROM from the start (none streams in) lays every reduction
+    # step's SIMD weights out as one row of their own (_aligned): a lane then reads one row and
+    # takes its weight at a fixed place, where a step's weights in the HLS kernel's order lie
+    # across two rows that each lane shifts its weight out of
+    aligned = {c: not any(core_of[n] == c for n in streamed) for c in range(ncores)}
     wat: Dict[str, Tuple[int, int]] = {}     # task -> where its array starts: in st's WROM, in its core's
     what: Dict[int, List[str]] = {c: [] for c in range(ncores)}
     # and its own tap table and requantization rows: its window words' taps, its tasks' rows (a
@@ -514,7 +538,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     rqs: Dict[int, List[int]] = {c: [] for c in range(ncores)}      # rows of st's table, in order
     rqat: Dict[str, int] = {}
     lanes = {c: {"MV": 1, "MP": 1, "MS": 1, "ML": 1} for c in range(ncores)}
-    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "RAW": 0}
+    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "RAW": 0, "XSH": 1,
+                 "WST": 0}
              for c in range(ncores)}
     per_task: Dict[str, int] = {}
     written: Dict[str, set] = {}             # per task, the tensors its words so far write
@@ -539,18 +564,31 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                 rqat[t.name] = len(rqs[c])
                 rqs[c] += range(lo, hi)
             f[WORD["RQ"]] += rqat[t.name] - lo
+        red = f[WORD["W_CG"]] * f[WORD["W_KH"]] * f[WORD["W_KW"]]
+        wsteps = (red, simd)
         if kind == KIND_WINDOW and f[WORD["W_WSRC"]] >= 0:
             if t.name not in wat:
                 at, n = f[WORD["W_WOFF"]], nweights[t.name]
                 wroms[c] += [0] * (-len(wroms[c]) % wr[c])
                 wat[t.name] = (at, len(wroms[c]))
-                wroms[c] += st["wrom"][at:at + n]
-            f[WORD["W_WOFF"]] += wat[t.name][1] - wat[t.name][0]
+                array = st["wrom"][at:at + n]
+                wroms[c] += _aligned(t, array, red, simd, wr[c]) if aligned[c] else array
+            off = f[WORD["W_WOFF"]] - wat[t.name][0]
+            if aligned[c]:
+                wsteps = (-(-red // simd) * wr[c], wr[c])
+                if off % red:
+                    raise ValueError(f"task {label(t.name, 40)}: a word's weights start inside an output channel's")
+                off = off // red * wsteps[0]
+            f[WORD["W_WOFF"]] = wat[t.name][1] + off
         out = root(tensor_of[f[WORD["DST"]]])
         _check_zero_points(t, f, st["sb"])
         _arith(arith[c], t, graph, f, vec, pe, simd)
         if kind == KIND_WINDOW:
             taps[c] += _taps(f)
+            # its PE lanes read the same activations (one group: OG >= O) only if every window
+            # word of the core's is so: then the core reads once per VEC x SIMD lane (XSH)
+            arith[c]["XSH"] &= int(f[WORD["W_OG"]] >= f[WORD["W_O"]])
+            arith[c]["WST"] |= int(t.name in streamed)     # a lane waits for its weight only if it streams in
             lanes[c].update(MV=max(lanes[c]["MV"], vec), MP=max(lanes[c]["MP"], pe), MS=max(lanes[c]["MS"], simd))
             srcs = [tensor_of[f[WORD["SRC"]]]]
             order, pdiv, pid = NATURAL, 0, counter[out]
@@ -608,7 +646,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                  "PID": [pid], "PDIV": [pdiv], "PTOT": [_rows(graph.tensors[out].shape)], "SRC0": src_fields[0],
                  "SRC1": src_fields[1], "PLAT": [plat], "HOLD": [int(last and t.name in writes_out)],
                  "WWAIT": [int(t.name in streamed)],
-                 **(_window_steps(f, vec, pe) if kind == KIND_WINDOW else {"WIN": [0] * len(WIN_FIELDS)}),
+                 **(_window_steps(f, vec, pe, *wsteps) if kind == KIND_WINDOW else {"WIN": [0] * len(WIN_FIELDS)}),
                  "ESTEP": [0] * MAX_RANK if kind == KIND_WINDOW else _element_step(f, order, vec * pe)}
         if kind == KIND_WINDOW:
             extra.update(ELEMS=[0], PQ=[0], PR=[0], MB=[0] * NMAP, MONE=[0] * NMAP, MSTEP=[0] * NMAP,
@@ -654,8 +692,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         # one row per word (field k at bits 32k..32k+31), so that a fetch is one read of one row
         rows = [sum((words[c][w * nf + k] & 0xFFFFFFFF) << (32 * k) for k in range(nf)) for w in range(n)]
         # a WROM row of wr[c] weights (the first in the low bits), and a row of zeros after the
-        # last (a lane reads two rows)
-        wrom = wroms[c] + [0] * (-len(wroms[c]) % wr[c] + wr[c])
+        # last where a lane reads two rows (not aligned)
+        wrom = wroms[c] + [0] * (-len(wroms[c]) % wr[c] + (wr[c] if not aligned[c] or not wroms[c] else 0))
         wmask = (1 << st["wbits"]) - 1
         wrows = [sum((wrom[r + e] & wmask) << (e * st["wbits"]) for e in range(wr[c])) for r in range(0, len(wrom), wr[c])]
         files = {"PROGRAM": write_mem(outdir / f"program{c}.mem", rows, 32 * nf),
@@ -678,9 +716,13 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                    "AB": max(1, (max(1, len(image)) - 1).bit_length())}    # the activation memory's address bits
     for core in cores:                       # each core's lanes and arithmetic: what its own words use
         ln, ar = lanes[core["index"]], arith[core["index"]]
-        core["params"] = {**core.pop("tables"), **ln, "NR": max(ln["MV"] * ln["MP"] * ln["MS"], 2 * ln["ML"]),
+        # read ports: a window step's reads (one per VEC x SIMD lane when its PE lanes share them,
+        # else one per lane), or two per element lane
+        reads = ln["MV"] * (1 if ar["XSH"] else ln["MP"]) * ln["MS"]
+        core["params"] = {**core.pop("tables"), **ln, "NR": max(reads, 2 * ln["ML"]),
                           "NW": max(ln["MV"] * ln["MP"], ln["ML"]),
-                          **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL", "RAW")}, **_units(ar, device)}
+                          **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL", "RAW", "XSH", "WST")},
+                          "WAL": int(aligned[core["index"]]), **_units(ar, device)}
         # the cost model's datapath for this core: a dataflow task's own, a sequential stage's
         # time-shared core (each pool of multipliers as large as its largest user: core_dsp)
         opts = [evaluate(OPS[tasks[n].op].loops(tasks[n], graph), plans[n].folding, device) for n in what[core["index"]]]
