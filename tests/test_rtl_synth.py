@@ -162,7 +162,7 @@ def test_no_core_control_multiplies_or_divides(exported, tmp_path):
     away on 2 lanes, and SIMD lanes have none) at Yosys's word
     level (read_slang keeping the hierarchy, proc, opt, wreduce: seconds where synth_xilinx takes
     minutes). And the check sees such a multiplier: the max-pool core with its lane offsets
-    p x RED computed as products (stop 23's RTL) has them in its control."""
+    p x OH x OW computed as products (stop 23's RTL) has them in its control."""
     import sys
     sys.path.insert(0, str(ROOT / "sim"))
     from hlsgen_sim import synth_design, yosys
@@ -188,9 +188,10 @@ def test_no_core_control_multiplies_or_divides(exported, tmp_path):
         assert mods["hlsgen_core_dp"].get("$mul", 0) >= c["params"]["NU"], (c["tasks"], mods["hlsgen_core_dp"])
     pool = next(c for c in wide if c["tasks"][0] == "/pool/MaxPool")
     text = (rtl / "hlsgen_core.sv").read_text()
-    assert text.count("lred[p] <= m_red;") == 1
+    assert text.count("lohw[p] <= m_ohw;") == 1
     mutated = tmp_path / "mutated" / "hlsgen_core.sv"
     mutated.parent.mkdir()
-    mutated.write_text(text.replace("lred[p] <= m_red;", "lred[p] <= p * pf(X + X_WIN + W_RED);"))
+    # (its output-plane offsets: a pool core has no weights, so its weight offsets p x WSTR are unused)
+    mutated.write_text(text.replace("lohw[p] <= m_ohw;", "lohw[p] <= p * pf(X + X_WIN + W_OHW);"))
     mods = cells(pool, tmp_path / "mutated", mutated)
     assert mods["hlsgen_core"].get("$mul", 0) >= 10, mods["hlsgen_core"]
