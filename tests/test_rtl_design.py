@@ -289,6 +289,69 @@ def test_each_core_holds_only_its_own_words_and_weights(exported, tmp_path, mode
     assert words == design["configuration_words"]
 
 
+@pytest.mark.parametrize("design", ["demo", "streamed"])
+def test_cores_read_only_what_their_lanes_need(exported, tmp_path, design):
+    """A core reads what its lanes use. Its PE lanes share one activation read per VEC x SIMD
+    lane when every window word of the core has one group (XSH: make demo's stem conv, 8 x 27
+    lanes, has 27 read ports, not 216), and not otherwise (a depthwise conv or a pool). A core
+    whose weights are all on chip (WAL) holds each reduction step's SIMD weights as a WROM row of
+    their own, output channel o's step j at row (W_WOFF + o x WSTR + j x WRS) / WR, zeros after:
+    a PE lane reads that one row. A core with streamed weights (WST) keeps the HLS kernel's
+    order, in which a streamed beat is one row. Checked on make demo's design and on demo_cnn
+    capped (weights streamed), against the graph's weights."""
+    from hlsgen import pipeline
+    from hlsgen.backends.rtl.core import NX, X_FIELD, WIN_FIELDS
+    from hlsgen.backends.vitis.cpp import label
+    from hlsgen.backends.vitis.kernel import KIND_WINDOW, WORD
+    model = exported("demo_cnn", "qcdq")
+    out = tmp_path / "prj"
+    args = ("--device", "ultra96v2", "--mode", "dataflow", "--resource-cap", "0.8") if design == "demo" else \
+        ("--device", TARGETS["capped"][0], "--mode", "auto", *TARGETS["capped"][1])
+    b = run_cli("build", model, *args, "-o", out)
+    assert b.returncode == 0, b.stderr
+    g = pipeline.load(model)
+    by_label = {label(t.name, 40): t for t in g.tasks}
+    cores = json.loads((out / "sim" / "design.json").read_text())["synth"]["cores"]
+    seen = set()
+    for c in cores:
+        p = c["core_params"]
+        x = p["NF"] - NX
+        win = [f for f in ([(int(r, 16) >> (32 * k) & 0xFFFFFFFF) - ((int(r, 16) >> (32 * k + 31) & 1) << 32)
+                            for k in range(p["NF"])]
+                           for r in (out / "rtl" / c["core_tables"]["PROGRAM"]).read_text().split())
+               if f[WORD["KIND"]] == KIND_WINDOW]
+        xsh = all(f[WORD["W_OG"]] >= f[WORD["W_O"]] for f in win)
+        wst = any(f[x + X_FIELD["WWAIT"]] for f in win)
+        assert (p["XSH"], p["WST"], p["WAL"]) == (int(xsh), int(wst), int(not wst)), c["tasks"]
+        assert p["NR"] == max(p["MV"] * (1 if xsh else p["MP"]) * p["MS"], 2 * p["ML"]), c["tasks"]
+        if c["tasks"] == ["/stem/Conv"]:
+            assert (p["NR"], p["MV"] * p["MP"] * p["MS"]) == (27, 216)
+        seen |= {(t, p["XSH"], p["WAL"]) for t in c["tasks"]}
+        if not p["WAL"] or len(c["tasks"]) > 1:      # (the rows of one task's core are checked)
+            continue
+        wr, wb = p["WR"], p["WB"]
+        rows = [int(r, 16) for r in (out / "rtl" / c["core_tables"]["WROM"]).read_text().split()]
+        for f in win:
+            if f[WORD["W_WSRC"]] < 0:
+                continue
+            task = by_label[c["tasks"][0]]
+            weights = g.tensors[task.inputs[1]].data.reshape(-1).astype(int)
+            red = f[WORD["W_CG"]] * f[WORD["W_KH"]] * f[WORD["W_KW"]]
+            simd = f[x + X_FIELD["SIMD"]]
+            wstr, wrs = (f[x + X_FIELD["WIN"] + WIN_FIELDS.index(k)] for k in ("WSTR", "WRS"))
+            assert (wstr, wrs) == (-(-red // simd) * wr, wr) and f[WORD["W_WOFF"]] % wr == 0, c["tasks"]
+            for o in range(f[WORD["W_O"]]):
+                for j in range(0, red, simd):
+                    row = rows[(f[WORD["W_WOFF"]] + o * wstr + j // simd * wrs) // wr]
+                    got = [(row >> (wb * e) & ((1 << wb) - 1)) - ((row >> (wb * e + wb - 1) & 1) << wb) for e in range(wr)]
+                    want = list(weights[o * red + j:o * red + min(j + simd, red)])
+                    assert got == want + [0] * (wr - len(want)), (c["tasks"], o, j)
+    if design == "demo":                             # both kinds of core are there
+        assert {("/stem/Conv", 1, 1), ("/dw/Conv", 0, 1), ("/pool/MaxPool", 0, 1), ("/pw/Conv", 1, 1)} <= seen, seen
+    else:                                            # a core with streamed weights is there
+        assert any(not wal for _, _, wal in seen), seen
+
+
 def test_element_words_sums_equal_the_divides_they_replace():
     """hlsgen_core computes an element word's requantization row and the source row each element
     waits for as sums of its coordinates times word fields (QW, RW), and the rows it publishes
