@@ -397,10 +397,10 @@ module hlsgen_core #(
         for (int t = 0; t < 2; t++) dp_ezp[t * (SB + 1) +: SB + 1] = (SB + 1)'(f[F_E_TERMS + t * F_E_TERM + F_E_ZP]);
         for (int l = 0; l < ML; l++) for (int t = 0; t < 2; t++) dp_ex[(t * ML + l) * SB +: SB] = rdata[t * ML + l];
     end
-    // a PE lane's SIMD weights are consecutive, w_wat[p] on: the read stage reads the two WROM
-    // rows they lie in (SIMD <= WR) with one port each, and each lane picks its weight out of them
+    // a PE lane's SIMD weights are consecutive, w_wat[p] on. WAL: they are the row w_wat[p] / WR
+    // itself, weight s at bits WB * s; else the read stage reads the two WROM rows they lie in
+    // (SIMD <= WR) with one port each, and each lane shifts its weight out of them
     localparam int LWR = $clog2(WR);
-    // (WAL: the step's weights are the row w_wat[p] / WR itself, weight s at bits WB * s)
     localparam int RROWS = WAL ? 1 : 2;
     logic [RROWS * WR * WB - 1:0] w_rows_q[MP];
     int w_at_q[MP];

@@ -538,8 +538,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     rqs: Dict[int, List[int]] = {c: [] for c in range(ncores)}      # rows of st's table, in order
     rqat: Dict[str, int] = {}
     lanes = {c: {"MV": 1, "MP": 1, "MS": 1, "ML": 1} for c in range(ncores)}
-    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "RAW": 0, "XSH": 1,
-                 "WST": 0}
+    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "RAW": 0, "XSH": 1}
              for c in range(ncores)}
     per_task: Dict[str, int] = {}
     written: Dict[str, set] = {}             # per task, the tensors its words so far write
@@ -588,7 +587,6 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
             # its PE lanes read the same activations (one group: OG >= O) only if every window
             # word of the core's is so: then the core reads once per VEC x SIMD lane (XSH)
             arith[c]["XSH"] &= int(f[WORD["W_OG"]] >= f[WORD["W_O"]])
-            arith[c]["WST"] |= int(t.name in streamed)     # a lane waits for its weight only if it streams in
             lanes[c].update(MV=max(lanes[c]["MV"], vec), MP=max(lanes[c]["MP"], pe), MS=max(lanes[c]["MS"], simd))
             srcs = [tensor_of[f[WORD["SRC"]]]]
             order, pdiv, pid = NATURAL, 0, counter[out]
@@ -721,8 +719,10 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         reads = ln["MV"] * (1 if ar["XSH"] else ln["MP"]) * ln["MS"]
         core["params"] = {**core.pop("tables"), **ln, "NR": max(reads, 2 * ln["ML"]),
                           "NW": max(ln["MV"] * ln["MP"], ln["ML"]),
-                          **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL", "RAW", "XSH", "WST")},
-                          "WAL": int(aligned[core["index"]]), **_units(ar, device)}
+                          **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL", "RAW", "XSH")},
+                          # weights stream in (lanes wait for them) exactly where they do not lie aligned
+                          "WST": int(not aligned[core["index"]]), "WAL": int(aligned[core["index"]]),
+                          **_units(ar, device)}
         # the cost model's datapath for this core: a dataflow task's own, a sequential stage's
         # time-shared core (each pool of multipliers as large as its largest user: core_dsp)
         opts = [evaluate(OPS[tasks[n].op].loops(tasks[n], graph), plans[n].folding, device) for n in what[core["index"]]]
