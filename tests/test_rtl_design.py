@@ -352,6 +352,34 @@ def test_cores_read_only_what_their_lanes_need(exported, tmp_path, design):
         assert any(not wal for _, _, wal in seen), seen
 
 
+def test_control_keeps_the_bits_its_values_need(exported, tmp_path):
+    """A core's control (counters, fields, addresses, rows) is CB bits wide, not 32: signed, with
+    room for a sum of two of the largest value it keeps or compares (a field of its words, an
+    address in the activation memory, a weight index, a tap or requantization row, a word number).
+    make demo's cores take 16 bits. The width reaches the simulated RTL: the same design with CB =
+    10 in every core does not pass (its counters wrap)."""
+    from hlsgen.backends.rtl.core import NX
+    out = tmp_path / "prj"
+    b = run_cli("build", exported("demo_cnn", "qcdq"), "--device", "ultra96v2", "--mode", "auto", "--resource-cap",
+                "0.8", "-o", out)
+    assert b.returncode == 0, b.stderr
+    synth = json.loads((out / "sim" / "design.json").read_text())["synth"]
+    top = (out / "rtl" / "hlsgen_top.sv").read_text()
+    for c in synth["cores"]:
+        p = c["core_params"]
+        fields = [(int(r, 16) >> (32 * k) & 0xFFFFFFFF) - ((int(r, 16) >> (32 * k + 31) & 1) << 32)
+                  for r in (out / "rtl" / c["core_tables"]["PROGRAM"]).read_text().split() for k in range(p["NF"])]
+        assert len(fields) == p["NT"] * p["NF"] and p["NF"] > NX
+        big = max([abs(v) for v in fields] + [synth["memories_bits"]["activations"] // p["SB"], p["TAP_WORDS"],
+                                              p["RQ_ROWS"], p["NT"]])
+        assert p["CB"] >= big.bit_length() + 2 and p["CB"] <= max(big.bit_length(), (p["WROM_ROWS"] * p["WR"]).bit_length()) + 2
+        assert p["CB"] == 16, (c["tasks"], p["CB"])
+    assert top.count(".CB(16)") == len(synth["cores"])
+    (out / "rtl" / "hlsgen_top.sv").write_text(top.replace(".CB(16)", ".CB(10)"))
+    r, res = sim(out)
+    assert r.returncode != 0 and res and not res["passed"] and res["mismatches"] > 0, (r.stdout[-2000:], res)
+
+
 def test_element_words_sums_equal_the_divides_they_replace():
     """hlsgen_core computes an element word's requantization row and the source row each element
     waits for as sums of its coordinates times word fields (QW, RW), and the rows it publishes

@@ -80,9 +80,10 @@
 //
 // The arithmetic is hlsgen_core_dp (synthesizable: `make synth-yosys`). The rest is a
 // simulation-first realization (docs/rtl.md): the memory is one whole-tensor array with a read
-// port per lane (registered, but int-addressed and not banked), and the part of the model's
+// port per lane (registered, AB-bit addressed, not banked), and the part of the model's
 // pipeline depth beyond the read and hlsgen_core_dp's stages is a drain of LAT cycles after a
-// task rather than registers. Its control multiplies no two
+// task rather than registers. Its control keeps every count, field, address and row in CB bits
+// (signed; core.py sizes CB per core from the largest value it keeps), multiplies no two
 // run-time values and divides nothing: window words' addresses, element words' coordinates,
 // addresses, row checks, requantization rows and published rows are counters and accumulators
 // stepped by word fields, plus per-lane multiples of fields (v * SW, p * RED, p * OH * OW) that the
@@ -111,6 +112,9 @@ module hlsgen_core #(
     parameter int ML = 1,
     parameter int NC = 1,                    // row counters in the design
     parameter int AB = 32,                   // address bits of the activation memory (the ports' widths)
+    parameter int CB = 32,                   // control bits: every count, index and address the control keeps
+                                             // (core.py: the core's largest field, memory, table or row count,
+                                             // signed, with room for one sum); addresses wrap in the low AB bits
     parameter int NR = 2,                    // read ports: max(MV x MPR x MS, 2 x ML) (MPR: 1 if XSH, else MP)
     parameter int NW = 1,                    // write ports: max(MV x MP, ML)
     parameter int MD = 1,                    // the deepest PLAT of any word
@@ -168,13 +172,16 @@ module hlsgen_core #(
     output logic                 wstart,
     output int                   wnum,
     input  logic                 hold,
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: the top's count is an int, the core compares its CB bits
     input  int                   wlim,
+    /* verilator lint_on UNUSEDSIGNAL */
     input  logic                 wr_en,
     input  int                   wr_addr,    // the index of the beat's first weight
     input  logic [WBEAT*WB-1:0]  wr_row
 );
     /* verilator no_inline_module */        // one C++ class for all of a design's cores: fast builds
     import hlsgen_word_pkg::*;               // the word layout (generated with the design)
+    typedef logic signed [CB-1:0] ctl_t;    // the control's counters and fields: CB bits, not 32
     localparam int R = 6;                    // tensor rank of eltwise / move / scatter words
     localparam int X = NF - NX;
     localparam int NO = MV * MP;             // output lanes of a window step
@@ -209,39 +216,39 @@ module hlsgen_core #(
     // ---------------------------------------------------------------- control
     typedef enum logic [2:0] {IDLE, FETCH, WIN, ELEM, DRAIN, DONE} state_t;
     state_t state;
-    int pc;
-    int f[NF];                               // the current configuration word
-    int lat;                                 // drain cycles left
+    ctl_t pc;
+    ctl_t f[NF];                             // the current configuration word
+    ctl_t lat;                               // drain cycles left
     // the word the fetch reads (0 on start, pc after), as one row of the program ROM
     int fw;
     logic [NF * 32 - 1:0] frow;
-    assign fw = state == IDLE ? 0 : pc;
+    assign fw = state == IDLE ? 0 : int'(pc);
     assign frow = prog[fw < NT ? fw : 0];
-    function automatic int pf(input int k);  // field k of the row
-        return int'(frow[k * 32 +: 32]);
+    function automatic ctl_t pf(input int k); // field k of the row
+        return ctl_t'(frow[k * 32 +: 32]);
     endfunction
 
     // has source t's row `row` been written? (rows counted as the top's counters count them;
     // each source's counter is read once per cycle, s_rows, and every lane compares with it)
     logic s_any[2];                          // source t is complete, or all of its rows are written
-    int s_rows[2];
+    ctl_t s_rows[2];
     always_comb
         for (int t = 0; t < 2; t++) begin
             automatic int b = X + X_SRC0 + S_WIDTH * t;
-            automatic logic none = f[b + S_ID] < 0 || f[b + S_ID] >= NC;
-            s_rows[t] = none ? 0 : rows[f[b + S_ID]];
+            automatic logic none = f[b + S_ID] < 0 || int'(f[b + S_ID]) >= NC;
+            s_rows[t] = none ? '0 : ctl_t'(rows[int'(f[b + S_ID])]);
             s_any[t] = none || (f[b + S_ALL] > 0 && s_rows[t] >= f[b + S_ALL]);
         end
-    function automatic logic row_written(input int t, input int row);
+    function automatic logic row_written(input int t, input ctl_t row);
         automatic int b = X + X_SRC0 + S_WIDTH * t;
         return s_any[t] || (f[b + S_ALL] <= 0 && s_rows[t] > row);
     endfunction
 
     // ---------------------------------------------------------------- window datapath
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: fields are ints; the datapath takes the zero point's and init's low bits
-    int w_dst, w_rq, w_src, w_zp, w_wsrc, w_woff, w_init, N, C, H, W, O, CG, KH, KW, OH, OW, SH, SW, PT, PL, OG;
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: fields are CB bits; the datapath takes the zero point's and init's low bits
+    ctl_t w_dst, w_rq, w_src, w_zp, w_wsrc, w_woff, w_init, N, C, H, W, O, CG, KH, KW, OH, OW, SH, SW, PT, PL, OG;
     /* verilator lint_on UNUSEDSIGNAL */
-    int VEC, PE, SIMD, RED;
+    ctl_t VEC, PE, SIMD, RED;
     logic w_max;
     assign w_dst = f[F_W_DST]; assign w_rq = f[F_W_RQ]; assign w_src = f[F_W_SRC]; assign w_zp = f[F_W_ZP];
     assign w_wsrc = f[F_W_WSRC]; assign w_woff = f[F_W_WOFF]; assign w_max = f[F_W_MAX] != 0; assign w_init = f[F_W_INIT];
@@ -251,29 +258,37 @@ module hlsgen_core #(
     // (dilations are in the tap table)
     assign VEC = f[X + X_VEC]; assign PE = f[X + X_PE]; assign SIMD = f[X + X_SIMD]; assign RED = f[X + X_WIN + W_RED];
 
-    int n, oy, ox0, o0, r0;                  // the output group (n, oy, ox0.., o0..) and its reduction step r0..
+    ctl_t n, oy, ox0, o0, r0;                // the output group (n, oy, ox0.., o0..) and its reduction step r0..
     // address counters, stepped by the word's WIN fields as the group advances (the input's are
     // offsets in the source, the output's in the destination):
-    int nin, nh, nout, noh;                  //   n * C * H * W, n * H, n * O * OH * OW, n * OH
-    int iy0, yoff, yo;                       //   oy * SH - PT, iy0 * W, oy * OW
-    int ix0;                                 //   ox0 * SW - PL
-    int ob, oo;                              //   o0 * WSTR (weights), o0 * OH * OW
-    int rw;                                  //   (r0 / SIMD) * WRS (weights)
-    int gb[MP], gr[MP];                      //   per PE lane p: ((o0 + p) / OG) * CG * H * W, (o0 + p) % OG
-    int gb0[MP], gr0[MP];                    //   ... and their values at o0 = 0
-    int lsw[MV], lred[MP], lohw[MP];         // lane multiples, set by the fetch: v * SW, p * WSTR, p * OH * OW
+    ctl_t nin, nh, nout, noh;                //   n * C * H * W, n * H, n * O * OH * OW, n * OH
+    ctl_t iy0, yoff, yo;                     //   oy * SH - PT, iy0 * W, oy * OW
+    ctl_t ix0;                               //   ox0 * SW - PL
+    ctl_t ob, oo;                            //   o0 * WSTR (weights), o0 * OH * OW
+    ctl_t rw;                                //   (r0 / SIMD) * WRS (weights)
+    ctl_t gb[MP], gr[MP];                    //   per PE lane p: ((o0 + p) / OG) * CG * H * W, (o0 + p) % OG
+    ctl_t gb0[MP], gr0[MP];                  //   ... and their values at o0 = 0
+    ctl_t lsw[MV], lred[MP], lohw[MP];       // lane multiples, set by the fetch: v * SW, p * WSTR, p * OH * OW
     logic first_step, last_step, row_end;
     assign first_step = r0 == 0;
     assign last_step = r0 + SIMD >= RED;
     assign row_end = o0 + PE >= O && ox0 + VEC >= OW;
     logic w_ready;
-    int w_raddr[NR];
+    ctl_t w_raddr[NR];
     logic w_rlive[NR];                       // read (v, p, s) is in bounds (p < MPR)
     logic w_live[MV * MP * MS];              // lane (v, p, s) computes: its read in bounds, its output there
-    int w_wat[MP];                           // PE lane p's first weight of the step (its SIMD lanes' are the next)
+    ctl_t w_wat[MP];                         // PE lane p's first weight of the step (its SIMD lanes' are the next)
     logic w_wlate[MP][MS];                   // lane (p, s)'s weight has not arrived yet (WWAIT)
 
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses and tap fields are ints, the memories decode the low bits
+    // lane (v, p, s) of a window step: its output pixel, output channel and reduction tap exist (once
+    // per lane index, for the reads, their liveness and the writes)
+    logic v_in[MV], p_in[MP], s_in[MS];
+    always_comb begin
+        for (int v = 0; v < MV; v++) v_in[v] = ctl_t'(v) < VEC && ox0 + ctl_t'(v) < OW;
+        for (int p = 0; p < MP; p++) p_in[p] = ctl_t'(p) < PE && o0 + ctl_t'(p) < O;
+        for (int s = 0; s < MS; s++) s_in[s] = ctl_t'(s) < SIMD && r0 + ctl_t'(s) < RED;
+    end
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses and tap fields are wider than the memories decode
     always_comb begin                        // the step's read addresses, and whether their rows are written
         w_ready = 1'b1;
         for (int k = 0; k < NR; k++) begin
@@ -282,20 +297,19 @@ module hlsgen_core #(
         end
         for (int p = 0; p < MP; p++) begin
             w_wat[p] = w_woff + ob + lred[p] + rw;
-            for (int s = 0; s < MS; s++) w_wlate[p][s] = WST && f[X + X_WWAIT] != 0 && w_wat[p] + s >= wlim;
+            for (int s = 0; s < MS; s++) w_wlate[p][s] = WST && f[X + X_WWAIT] != 0 && w_wat[p] + ctl_t'(s) >= ctl_t'(wlim);
         end
         for (int v = 0; v < MV; v++) begin
             for (int p = 0; p < MPR; p++) begin
                 for (int s = 0; s < MS; s++) begin
                     automatic int k = (v * MPR + p) * MS + s;
-                    automatic int r = r0 + s;
-                    automatic logic [79:0] t = tap[f[X + X_TAP] + (r < RED ? r : 0)];
-                    automatic int iy = iy0 + int'(signed'(t[31:16]));
-                    automatic int ix = ix0 + lsw[v] + int'(signed'(t[15:0]));
-                    if (state == WIN && v < VEC && p < PE && s < SIMD && o0 + p < O && ox0 + v < OW && r < RED && iy >= 0
-                        && iy < H && ix >= 0 && ix < W) begin
+                    automatic ctl_t r = r0 + ctl_t'(s);
+                    automatic logic [79:0] t = tap[int'(f[X + X_TAP]) + (s_in[s] ? int'(r) : 0)];
+                    automatic ctl_t iy = iy0 + ctl_t'(signed'(t[31:16]));
+                    automatic ctl_t ix = ix0 + lsw[v] + ctl_t'(signed'(t[15:0]));
+                    if (state == WIN && v_in[v] && p_in[p] && s_in[s] && iy >= 0 && iy < H && ix >= 0 && ix < W) begin
                         w_rlive[k] = 1'b1;
-                        w_raddr[k] = w_src + nin + gb[p] + yoff + ix0 + lsw[v] + int'(t[63:32]);
+                        w_raddr[k] = w_src + nin + gb[p] + yoff + ix0 + lsw[v] + ctl_t'(t[63:32]);
                         if (!row_written(0, nh + iy)) w_ready = 1'b0;
                     end
                 end
@@ -303,31 +317,31 @@ module hlsgen_core #(
         end
         for (int v = 0; v < MV; v++) for (int p = 0; p < MP; p++) for (int s = 0; s < MS; s++) begin
             automatic int k = (v * MP + p) * MS + s;
-            w_live[k] = w_rlive[(v * MPR + (XSH ? 0 : p)) * MS + s] && p < PE && o0 + p < O;
+            w_live[k] = w_rlive[(v * MPR + (XSH ? 0 : p)) * MS + s] && p_in[p];
             if (w_live[k] && w_wlate[p][s]) w_ready = 1'b0;
         end
     end
     /* verilator lint_on UNUSEDSIGNAL */
 
     // ---------------------------------------------------------------- element datapaths
-    int i0, elements;
-    int eco[ML][R];                          // each lane's coordinates (iteration i0 + l in the word's order)
+    ctl_t i0, elements;
+    ctl_t eco[ML][R];                        // each lane's coordinates (iteration i0 + l in the word's order)
     // each lane's maps, B + sum co[d] * K[d] of its coordinates, kept as accumulators (MB, MONE,
     // MSTEP, MADJ): write address, read addresses of sources 0 and 1, the rows those reads wait
     // for, the requantization row
-    int acc[ML][NMAP];
-    int prow, prem;                          // (i0 / PDIV, i0 % PDIV): rows published so far, and the rest
+    ctl_t acc[ML][NMAP];
+    ctl_t prow, prem;                        // (i0 / PDIV, i0 % PDIV): rows published so far, and the rest
     assign elements = f[X + X_ELEMS];
     logic e_we[ML];
-    int e_dst[ML], e_row[ML];
+    ctl_t e_dst[ML], e_row[ML];
     logic e_ready;
-    int e_raddr[NR];
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses are ints, the memory decodes the low bits
+    ctl_t e_raddr[NR];
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses are wider than the memory decodes
     always_comb begin                        // each lane's element: where it reads, where it writes (its maps)
         e_ready = 1'b1;
         for (int k = 0; k < NR; k++) e_raddr[k] = 0;
         for (int l = 0; l < ML; l++) begin
-            e_we[l] = state == ELEM && l < PE && i0 + l < elements;      // element words have VEC = 1
+            e_we[l] = state == ELEM && ctl_t'(l) < PE && i0 + ctl_t'(l) < elements;      // element words have VEC = 1
             e_dst[l] = 0;
             e_row[l] = 0;
             if (e_we[l]) begin
@@ -335,7 +349,7 @@ module hlsgen_core #(
                 if (f[F_KIND] == 1) begin        // eltwise: up to two terms, requantized
                     e_row[l] = acc[l][5];
                     for (int t = 0; t < 2; t++) begin
-                        if (t < f[F_E_NT]) begin
+                        if (ctl_t'(t) < f[F_E_NT]) begin
                             e_raddr[t * ML + l] = acc[l][1 + t];
                             if (!row_written(t, acc[l][3 + t])) e_ready = 1'b0;
                         end
@@ -369,11 +383,11 @@ module hlsgen_core #(
     logic [ML-1:0] dp_ehe;
     logic [ML*32-1:0] dp_eozp, dp_elo, dp_ehi;
     logic [ML*SB-1:0] dp_eq;
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: table rows are ints, the tables decode the low bits
-    int w_row[NO];
-    int w_row_q[DPL][NO], e_row_q[2][ML];     // the step's rows, 1 to DPL (1, 2) cycles after it fired
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: table rows are wider than the tables decode
+    ctl_t w_row[NO];
+    ctl_t w_row_q[DPL][NO], e_row_q[2][ML];   // the step's rows, 1 to DPL (1, 2) cycles after it fired
     /* verilator lint_on UNUSEDSIGNAL */
-    always_comb for (int o = 0; o < NO; o++) w_row[o] = w_rq + o0 + o % MP;
+    always_comb for (int o = 0; o < NO; o++) w_row[o] = w_rq + o0 + ctl_t'(o % MP);
     always_ff @(posedge clk) begin
         for (int o = 0; o < NO; o++) begin
             w_row_q[0][o] <= w_row[o];
@@ -403,44 +417,46 @@ module hlsgen_core #(
     localparam int LWR = $clog2(WR);
     localparam int RROWS = WAL ? 1 : 2;
     logic [RROWS * WR * WB - 1:0] w_rows_q[MP];
-    int w_at_q[MP];
+    ctl_t w_at_q[MP];
     logic w_use_q;
     always_ff @(posedge clk) begin
         for (int p = 0; p < MP; p++) begin
-            if (WAL) w_rows_q[p] <= (RROWS * WR * WB)'(wrom[w_wat[p] >> LWR]);
-            else w_rows_q[p] <= (RROWS * WR * WB)'({wrom[(w_wat[p] >> LWR) + 1], wrom[w_wat[p] >> LWR]});
-            w_at_q[p] <= WAL ? 0 : w_wat[p] & (WR - 1);
+            if (WAL) w_rows_q[p] <= (RROWS * WR * WB)'(wrom[int'(w_wat[p]) >> LWR]);
+            else w_rows_q[p] <= (RROWS * WR * WB)'({wrom[(int'(w_wat[p]) >> LWR) + 1], wrom[int'(w_wat[p]) >> LWR]});
+            w_at_q[p] <= WAL ? '0 : w_wat[p] & ctl_t'(WR - 1);
         end
         w_use_q <= w_wsrc >= 0;
     end
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: lane indices are ints; a core of 1-bit weights takes bit 0
     always_comb
         for (int v = 0; v < MV; v++) for (int p = 0; p < MP; p++) for (int s = 0; s < MS; s++) begin
             automatic int k = (v * MP + p) * MS + s;
-            automatic logic signed [WB-1:0] wt = WAL ? w_rows_q[p][s * WB +: WB] : w_rows_q[p][(w_at_q[p] + s) * WB +: WB];
+            automatic logic signed [WB-1:0] wt = WAL ? w_rows_q[p][s * WB +: WB] : w_rows_q[p][int'(w_at_q[p]) * WB + s * WB +: WB];
             dp_w[k * CWB +: CWB] = dp_live[k] && w_use_q ? CWB'(wt) : '0;
         end
+    /* verilator lint_on UNUSEDSIGNAL */
     always_ff @(posedge clk) begin           // each lane's liveness, and each output's requantization row
         for (int k = 0; k < NL; k++) begin
             dp_live[k] <= w_live[k];
         end
         for (int o = 0; o < NO; o++) begin
-            dp_m0[o * 32 +: 32] <= rq_m0[w_row_q[DPL - 2][o]];
-            dp_bias[o * PW +: PW] <= rq_bias[w_row_q[DPL - 1][o]];
-            dp_shift[o * 7 +: 7] <= rq_shift[w_row_q[DPL - 1][o]];
-            dp_he[o] <= rq_he[w_row_q[DPL - 1][o]];
-            dp_ozp[o * 32 +: 32] <= rq_zp[w_row_q[DPL - 1][o]];
-            dp_lo[o * 32 +: 32] <= rq_lo[w_row_q[DPL - 1][o]];
-            dp_hi[o * 32 +: 32] <= rq_hi[w_row_q[DPL - 1][o]];
+            dp_m0[o * 32 +: 32] <= rq_m0[int'(w_row_q[DPL - 2][o])];
+            dp_bias[o * PW +: PW] <= rq_bias[int'(w_row_q[DPL - 1][o])];
+            dp_shift[o * 7 +: 7] <= rq_shift[int'(w_row_q[DPL - 1][o])];
+            dp_he[o] <= rq_he[int'(w_row_q[DPL - 1][o])];
+            dp_ozp[o * 32 +: 32] <= rq_zp[int'(w_row_q[DPL - 1][o])];
+            dp_lo[o * 32 +: 32] <= rq_lo[int'(w_row_q[DPL - 1][o])];
+            dp_hi[o * 32 +: 32] <= rq_hi[int'(w_row_q[DPL - 1][o])];
         end
         for (int l = 0; l < ML; l++) begin
-            dp_em[l * 32 +: 32] <= rq_m0[e_row[l]];
-            dp_em[(ML + l) * 32 +: 32] <= rq_m1[e_row[l]];
-            dp_ebias[l * PW +: PW] <= rq_bias[e_row_q[0][l]];
-            dp_eshift[l * 7 +: 7] <= rq_shift[e_row_q[1][l]];
-            dp_ehe[l] <= rq_he[e_row_q[1][l]];
-            dp_eozp[l * 32 +: 32] <= rq_zp[e_row_q[1][l]];
-            dp_elo[l * 32 +: 32] <= rq_lo[e_row_q[1][l]];
-            dp_ehi[l * 32 +: 32] <= rq_hi[e_row_q[1][l]];
+            dp_em[l * 32 +: 32] <= rq_m0[int'(e_row[l])];
+            dp_em[(ML + l) * 32 +: 32] <= rq_m1[int'(e_row[l])];
+            dp_ebias[l * PW +: PW] <= rq_bias[int'(e_row_q[0][l])];
+            dp_eshift[l * 7 +: 7] <= rq_shift[int'(e_row_q[1][l])];
+            dp_ehe[l] <= rq_he[int'(e_row_q[1][l])];
+            dp_eozp[l * 32 +: 32] <= rq_zp[int'(e_row_q[1][l])];
+            dp_elo[l * 32 +: 32] <= rq_lo[int'(e_row_q[1][l])];
+            dp_ehi[l * 32 +: 32] <= rq_hi[int'(e_row_q[1][l])];
         end
     end
     hlsgen_core_dp #(.MV(MV), .MP(MP), .MS(MS), .ML(ML), .SB(SB), .XB(XB), .WB(CWB), .PWB(PWB), .AW(AW), .PW(PW), .NU(NU),
@@ -464,21 +480,21 @@ module hlsgen_core #(
 
     // ---------------------------------------------------------------- ports
     logic done_row;                          // rows of the output completed this cycle, and how many
-    int done_rows;
+    ctl_t done_rows;
     logic p_carry;                           // (i0 + VEC x PE) / PDIV: the next row count, one carry
     assign p_carry = prem + f[X + X_PR] >= f[X + X_PDIV];
     assign ready = state == WIN ? w_ready : e_ready;
     assign w_fire = state == WIN && w_ready;
     assign e_fire = state == ELEM && e_ready;
     assign e_last = i0 + PE >= elements;   // element words (VEC = 1, PE lanes)
-    // (the addresses are computed as ints and leave as the memory's AB bits, so synthesis keeps
+    // (the addresses are computed in CB bits and leave as the memory's AB bits, so synthesis keeps
     // no adder bit above them)
     always_comb for (int k = 0; k < NR; k++) raddr[k] = AB'(state == WIN ? w_raddr[k] : e_raddr[k]);
     // a step's writes: their addresses when it fires, their values WD cycles later, once the read
     // stage has brought the operands and hlsgen_core_dp's DPL stages have computed (q_*[i]: the
     // step that fired i + 1 cycles ago)
     logic s_we[NW];
-    int s_waddr[NW];
+    ctl_t s_waddr[NW];
     logic q_we[WD][NW], q_wout[WD], q_elt[WD];
     logic [AB-1:0] q_waddr[WD][NW];
     always_ff @(posedge clk) begin
@@ -516,9 +532,9 @@ module hlsgen_core #(
         if (w_fire && last_step) begin       // the group's outputs: requantize (or pass the maximum)
             for (int v = 0; v < MV; v++) begin
                 for (int p = 0; p < MP; p++) begin
-                    if (v < VEC && p < PE && o0 + p < O && ox0 + v < OW) begin
+                    if (v_in[v] && p_in[p]) begin
                         s_we[v * MP + p] = 1'b1;
-                        s_waddr[v * MP + p] = w_dst + nout + oo + lohw[p] + yo + ox0 + v;
+                        s_waddr[v * MP + p] = w_dst + nout + oo + lohw[p] + yo + ox0 + ctl_t'(v);
                     end
                 end
             end
@@ -545,10 +561,10 @@ module hlsgen_core #(
     // ... published PLAT cycles later (a delay line; a task's words share one PLAT, and a word
     // drains its LAT = PLAT before the next task's word starts, so entries never collide)
     logic dl_v[MD];
-    int dl_id[MD], dl_rows[MD];
+    ctl_t dl_id[MD], dl_rows[MD];
     assign pub = dl_v[0];
-    assign pub_id = dl_id[0];
-    assign pub_rows = dl_rows[0];
+    assign pub_id = int'(dl_id[0]);
+    assign pub_rows = int'(dl_rows[0]);
     always_ff @(posedge clk) begin
         for (int k = 0; k < MD; k++) begin
             if (k + 1 < MD) begin
@@ -556,7 +572,7 @@ module hlsgen_core #(
                 dl_id[k] <= dl_id[k + 1];
                 dl_rows[k] <= dl_rows[k + 1];
             end else dl_v[k] <= 1'b0;
-            if (done_row && k == (f[X + X_PLAT] > MD ? MD - 1 : (f[X + X_PLAT] > 0 ? f[X + X_PLAT] - 1 : 0))) begin
+            if (done_row && k == (int'(f[X + X_PLAT]) > MD ? MD - 1 : (f[X + X_PLAT] > 0 ? int'(f[X + X_PLAT]) - 1 : 0))) begin
                 dl_v[k] <= 1'b1;
                 dl_id[k] <= f[X + X_PID];
                 dl_rows[k] <= done_rows;
@@ -571,17 +587,17 @@ module hlsgen_core #(
         if (wr_en) wrom[wr_addr >> LWR][(wr_addr & (WR - 1)) * WB +: WBEAT * WB] <= wr_row;
 
     task automatic fetch();                 // load word fw and start it
-        automatic int og = pf(F_W_OG);
-        automatic int ghw = pf(X + X_WIN + W_GHW);
-        automatic int b = 0;
-        automatic int rm = 0;
+        automatic ctl_t og = pf(F_W_OG);
+        automatic ctl_t ghw = pf(X + X_WIN + W_GHW);
+        automatic ctl_t b = 0;
+        automatic ctl_t rm = 0;
         for (int k = 0; k < NF; k++) f[k] <= pf(k);
         wstart <= 1'b1;
         wnum <= fw;
         n <= 0; oy <= 0; ox0 <= 0; o0 <= 0; r0 <= 0; rw <= 0; i0 <= 0; prow <= 0; prem <= 0;
         begin                                // lane l's coordinates: lane l - 1's, one on
-            automatic int c[R];
-            automatic int a[NMAP];
+            automatic ctl_t c[R];
+            automatic ctl_t a[NMAP];
             automatic int e0 = pf(F_KIND) == 1 ? F_E_DIMS : F_M_DIMS;
             for (int d = 0; d < R; d++) c[d] = 0;
             for (int m = 0; m < NMAP; m++) a[m] = pf(X + X_MB + m);
@@ -593,8 +609,8 @@ module hlsgen_core #(
                     a[m] = a[m] + pf(X + X_MONE + m);
                 end
                 for (int k = R - 1; k >= 0; k--) begin
-                    automatic int d = pf(X + X_ORD + k);
-                    automatic int dim = pf(e0 + d);
+                    automatic int d = int'(pf(X + X_ORD + k));
+                    automatic ctl_t dim = pf(e0 + d);
                     if (carry) begin
                         c[d] = c[d] + 1;
                         carry = c[d] >= dim;
@@ -620,9 +636,9 @@ module hlsgen_core #(
             end
         end
         begin                                // the lane multiples: lane p's is lane p - 1's plus the field
-            automatic int m_red = 0;         // (a constant times a run-time field is a multiplier, which
-            automatic int m_ohw = 0;         // Yosys maps to DSP48E2s: 22 in a 16-lane pool core's control)
-            automatic int m_sw = 0;
+            automatic ctl_t m_red = 0;       // (a constant times a run-time field is a multiplier, which
+            automatic ctl_t m_ohw = 0;       // Yosys maps to DSP48E2s: 22 in a 16-lane pool core's control)
+            automatic ctl_t m_sw = 0;
             for (int p = 0; p < MP; p++) begin
                 lred[p] <= m_red;
                 lohw[p] <= m_ohw;
@@ -656,7 +672,7 @@ module hlsgen_core #(
                     pc <= 1;
                 end
                 FETCH: if (!(f[X + X_HOLD] != 0 && hold)) begin
-                    if (pc == NT) state <= DONE;
+                    if (int'(pc) == NT) state <= DONE;
                     else begin
                         fetch();
                         pc <= pc + 1;
@@ -726,12 +742,12 @@ module hlsgen_core #(
                     end
                     for (int l = 0; l < ML; l++) begin   // each lane VEC x PE on: the ESTEP digits, one carry each,
                         automatic logic carry = 1'b0;     // and its maps MSTEP on, MADJ more per digit that carries
-                        automatic int a[NMAP];
+                        automatic ctl_t a[NMAP];
                         for (int m = 0; m < NMAP; m++) a[m] = acc[l][m] + f[X + X_MSTEP + m];
                         for (int k = R - 1; k >= 0; k--) begin
-                            automatic int d = f[X + X_ORD + k];
-                            automatic int dim = f[(f[F_KIND] == 1 ? F_E_DIMS : F_M_DIMS) + d];
-                            automatic int sum = eco[l][d] + f[X + X_ESTEP + d] + (carry ? 1 : 0);
+                            automatic int d = int'(f[X + X_ORD + k]);
+                            automatic ctl_t dim = f[(f[F_KIND] == 1 ? F_E_DIMS : F_M_DIMS) + d];
+                            automatic ctl_t sum = eco[l][d] + f[X + X_ESTEP + d] + (carry ? 1 : 0);
                             carry = sum >= dim;
                             eco[l][d] <= carry ? sum - dim : sum;
                             if (carry) for (int m = 0; m < NMAP; m++) a[m] = a[m] + f[X + X_MADJ + m * R + d];
