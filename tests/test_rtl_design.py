@@ -289,6 +289,14 @@ def test_each_core_holds_only_its_own_words_and_weights(exported, tmp_path, mode
     assert words == design["configuration_words"]
 
 
+def _program_words(out, core):
+    """A built core's configuration words, decoded from its program<k>.mem (a row per word, field
+    k at bits 32k..32k+31, signed)."""
+    nf = core["core_params"]["NF"]
+    rows = [int(r, 16) for r in (out / "rtl" / core["core_tables"]["PROGRAM"]).read_text().split()]
+    return [[(r >> (32 * k) & 0xFFFFFFFF) - ((r >> (32 * k + 31) & 1) << 32) for k in range(nf)] for r in rows]
+
+
 @pytest.mark.parametrize("design", ["demo", "streamed"])
 def test_cores_read_only_what_their_lanes_need(exported, tmp_path, design):
     """A core reads what its lanes use. Its PE lanes share one activation read per VEC x SIMD
@@ -316,10 +324,7 @@ def test_cores_read_only_what_their_lanes_need(exported, tmp_path, design):
     for c in cores:
         p = c["core_params"]
         x = p["NF"] - NX
-        win = [f for f in ([(int(r, 16) >> (32 * k) & 0xFFFFFFFF) - ((int(r, 16) >> (32 * k + 31) & 1) << 32)
-                            for k in range(p["NF"])]
-                           for r in (out / "rtl" / c["core_tables"]["PROGRAM"]).read_text().split())
-               if f[WORD["KIND"]] == KIND_WINDOW]
+        win = [f for f in _program_words(out, c) if f[WORD["KIND"]] == KIND_WINDOW]
         xsh = all(f[WORD["W_OG"]] >= f[WORD["W_O"]] for f in win)
         wst = any(f[x + X_FIELD["WWAIT"]] for f in win)
         assert (p["XSH"], p["WST"], p["WAL"]) == (int(xsh), int(wst), int(not wst)), c["tasks"]
@@ -367,8 +372,7 @@ def test_control_keeps_the_bits_its_values_need(exported, tmp_path):
     top = (out / "rtl" / "hlsgen_top.sv").read_text()
     for c in synth["cores"]:
         p = c["core_params"]
-        fields = [(int(r, 16) >> (32 * k) & 0xFFFFFFFF) - ((int(r, 16) >> (32 * k + 31) & 1) << 32)
-                  for r in (out / "rtl" / c["core_tables"]["PROGRAM"]).read_text().split() for k in range(p["NF"])]
+        fields = [v for word in _program_words(out, c) for v in word]
         assert len(fields) == p["NT"] * p["NF"] and p["NF"] > NX
         big = max([abs(v) for v in fields] + [synth["memories_bits"]["activations"] // p["SB"], p["TAP_WORDS"],
                                               p["RQ_ROWS"], p["NT"]])

@@ -43,14 +43,16 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
 
 
 def word_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str, object],
-               timeout: int = 600) -> Dict[str, Dict[str, int]]:
+               timeout: int = 600, widths: bool = False) -> Dict[str, Dict[str, int]]:
     """Word-level cell counts ($mul, $div, $add, ...) per module of `top` with `params`, before
     any mapping: read_slang keeping the hierarchy, then proc, opt and wreduce. A $mul left in a
     module is a multiplier that synth_xilinx maps to DSP48E2s or LUTs. Seconds where
-    yosys_cells takes minutes, so tests can look at wide cores."""
+    yosys_cells takes minutes, so tests can look at wide cores. widths: after a full opt and
+    wreduce more (constant tables fold), each cell type carrying its width as `stat -width`
+    names them ($add_16, $bmux_32_8)."""
     cmd, read = _prepare(work, sources, top, params, "slang", "--keep-hierarchy ")
     script = (f"{read}hierarchy -top {top}; proc; opt_expr; opt_clean; wreduce; opt_expr; opt_clean; "
-              "tee -o stat.txt stat")
+              + ("opt -full; wreduce; opt_clean; tee -o stat.txt stat -width" if widths else "tee -o stat.txt stat"))
     out: Dict[str, Dict[str, int]] = {}        # per module, over its instances (slang names one per instance)
     for name, cells in _run(cmd, script, work, timeout, top):
         if name != "design hierarchy":

@@ -704,11 +704,11 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         # compares: a field of its words, an address in the memory (every row count is below the memory's
         # size), a weight index, a tap or requantization row, a word number (addresses only need their
         # low AB bits, so they may wrap)
-        top = max([abs(v) for v in words[c]] + [len(image), len(wrom), len(taps[c]), len(sel), n])
+        largest = max([abs(v) for v in words[c]] + [len(image), len(wrom), len(taps[c]), len(sel), n])
         cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]),
                       "what": ", ".join(label(name, 40) for name in what[c]),
                       "tables": {"NT": n, "WROM_ROWS": len(wrows), "WR": wr[c], "TAP_WORDS": max(1, len(taps[c])),
-                                 "RQ_ROWS": len(sel), "CB": min(32, top.bit_length() + 2)},
+                                 "RQ_ROWS": len(sel), "CB": min(32, largest.bit_length() + 2)},
                       "files": {k: f"../rtl/{p.name}" for k, p in files.items()}})
     for ch in channels:                      # triggered by its task's first word (a core's words count from 0)
         ch.word = first_word[ch.task][1]
