@@ -107,11 +107,11 @@ def main(argv=None) -> int:
                 continue
             res = entry[what]["yosys"]
             entry[what]["dsp_error"] = _error(c["model"]["dsp"], res["DSP48E2"])
-            print(f"  {what}: {res['DSP48E2']} DSP48E2 (model {c['model']['dsp']}), {res['LUT']:,} LUT, "
-                  f"{res['FF']:,} FF, {res['BRAM18']} BRAM18 (model for the datapath: {c['model']['lut']:,} LUT, "
-                  f"{c['model']['ff']:,} FF)", file=sys.stderr, flush=True)
+            print(f"  {what}: {res['DSP48E2']} DSP48E2 (model {c['model']['dsp']}), {res['LUT']:,} LUT "
+                  f"({res['LUTRAM']:,} as memory), {res['FF']:,} FF, {res['BRAM18']} BRAM18 (model for the "
+                  f"datapath: {c['model']['lut']:,} LUT, {c['model']['ff']:,} FF)", file=sys.stderr, flush=True)
         cores.append(entry)
-    keys = ("LUT", "FF", "DSP48E2", "BRAM18", "URAM")
+    keys = ("LUT", "LUTRAM", "FF", "DSP48E2", "BRAM18", "URAM")
     model_cores = {k: sum(c["model"][k] for c in cores) for k in ("dsp", "lut", "ff")}
     design_doc = {"model_sum_of_cores": model_cores, "model_design": syn["model_design"],
                   "stages": len({c["stage"] for c in cores})}

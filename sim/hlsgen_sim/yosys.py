@@ -112,10 +112,28 @@ def _prepare(work: Path, sources: Sequence[Path], top: str, params: Dict[str, ob
     return cmd, read
 
 
+# LUT sites (LUT6s of a SLICEM) that each distributed-RAM primitive occupies (UG574, UG974): a
+# RAM32M16 is a whole SLICEM, 8 LUTs, not one
+LUTRAM_SITES = {"RAM16X1S": 1, "RAM32X1S": 1, "RAM64X1S": 1, "RAM128X1S": 2, "RAM256X1S": 4, "RAM512X1S": 8,
+                "RAM16X2S": 2, "RAM32X2S": 2, "RAM64X2S": 2, "RAM16X4S": 4, "RAM32X4S": 4, "RAM16X8S": 8,
+                "RAM32X8S": 8, "RAM16X1D": 2, "RAM32X1D": 2, "RAM64X1D": 2, "RAM128X1D": 4, "RAM256X1D": 8,
+                "RAM32M": 4, "RAM64M": 4, "RAM32M16": 8, "RAM64M8": 8, "RAM32X16DR8": 8, "RAM64X8SW": 8}
+
+
 def resources(cells: Dict[str, int]) -> Dict[str, int]:
-    """LUT, FF, DSP48E2, BRAM18 (a RAMB36 counts 2) and URAM from Yosys's Xilinx cells."""
-    # LUTs: logic, LUT RAM (RAM32M, RAM64X1D, ...) and shift registers (SRL16E, SRLC32E)
-    lut = sum(v for c, v in cells.items() if c.startswith(("LUT", "SRL")) or (c.startswith("RAM") and c[3:4].isdigit()))
-    return {"LUT": lut, "FF": sum(v for c, v in cells.items() if c.startswith("FD")),
+    """LUT, FF, DSP48E2, BRAM18 (a RAMB36 counts 2) and URAM from Yosys's Xilinx cells. LUT counts
+    LUT sites, as Vivado's utilization report does: logic LUTs, shift registers (SRL16E, SRLC32E:
+    one each) and distributed RAM at the sites each primitive takes (LUTRAM_SITES); LUTRAM is the
+    last part alone (Vivado's "LUT as Memory" less its SRLs)."""
+    lutram = 0
+    for c, v in cells.items():
+        if c.startswith("RAM") and c[3:4].isdigit():
+            base = c.split("_")[0]           # RAM32X1S_1: the negative-edge variant, the same sites
+            if base not in LUTRAM_SITES:
+                raise YosysError(f"Yosys mapped a distributed RAM to {c}, whose LUT sites hlsgen does not know: "
+                                 "add it to LUTRAM_SITES in sim/hlsgen_sim/yosys.py")
+            lutram += v * LUTRAM_SITES[base]
+    lut = sum(v for c, v in cells.items() if c.startswith(("LUT", "SRL"))) + lutram
+    return {"LUT": lut, "LUTRAM": lutram, "FF": sum(v for c, v in cells.items() if c.startswith("FD")),
             "DSP48E2": cells.get("DSP48E2", 0),
             "BRAM18": cells.get("RAMB18E2", 0) + 2 * cells.get("RAMB36E2", 0), "URAM": cells.get("URAM288", 0)}
