@@ -115,7 +115,9 @@ def test_synth_yosys_whole_core(exported, tmp_path, weights):
     were read: were the weight ROM empty, every product would be zero and Yosys would remove
     the multipliers. The control and the tables cost LUTs and FFs beyond the datapath's. With
     the weights streamed (64 a beat) the ROM is written a beat to a row through one port:
-    3,809 LUT at stop 25, where a write port per weight of the beat cost 139,398."""
+    3,809 LUT at stop 25, where a write port per weight of the beat cost 139,398. With the weights
+    on chip the core has no write port (WST = 0), so its weight table is a ROM: until stop 29
+    the core kept the port, tied off only in the top, and Yosys built the table as LUT RAM."""
     doc, r = synth(exported, tmp_path, "pointwise", "dataflow", scope="core", weights=weights)
     assert doc["scope"] == ["core"] and "whole cores" in r.stdout, r.stdout
     (c,) = doc["cores"]
@@ -123,7 +125,10 @@ def test_synth_yosys_whole_core(exported, tmp_path, weights):
     assert y["DSP48E2"] == c["model"]["dsp"] == 8 and c["core"]["dsp_error"] == 0, (y, c["model"])
     assert y["LUT"] > c["model"]["lut"] and y["FF"] > 0, (y, c["model"])
     assert c["core_params"]["WBEAT"] == (64 if weights == "offchip" else 1)
+    assert c["core_params"]["WST"] == (weights == "offchip")
     assert y["LUT"] < 10_000, y
+    if weights == "onchip":                  # no write port (WST = 0): the weight table is a ROM, not LUT RAM
+        assert y["LUTRAM"] == 0, y
     assert doc["design"]["core"]["yosys"] == y and "datapath" not in c
     assert "activation memory" in doc["not_synthesized"] and doc["memories_bits"]["activations"] > 0
 
@@ -195,3 +200,57 @@ def test_no_core_control_multiplies_or_divides(exported, tmp_path):
     mutated.write_text(text.replace("lohw[p] <= m_ohw;", "lohw[p] <= p * pf(X + X_WIN + W_OHW);"))
     mods = cells(pool, tmp_path / "mutated", mutated)
     assert mods["hlsgen_core"].get("$mul", 0) >= 10, mods["hlsgen_core"]
+
+
+def test_a_weighted_cores_lanes_are_gated_not_selected(exported, tmp_path):
+    """hlsgen_core_dp zeroes a dead lane's product before the step's sum (a gate per product bit,
+    which the LUT ahead of the adder absorbs) rather than selecting the sum around it (a mux per
+    accumulator bit, per lane), and a core without pools (RAW = 0) has no max-pool comparators.
+    Checked at Yosys's word level on make demo's stem conv core (8 x 27 lanes, int8 weights, so
+    no lane pairs on a MAC unit): its datapath's muxes are at most the product gates and the
+    accumulators' first-step select, and it compares nothing. The check sees the old form: with
+    stop 28's sum put back (`if (live) s_sum += prod`, and a max path whatever RAW) the stem's
+    datapath has 6,632 mux bits, not 3,832, and 216 comparators (17,720 mux bits at stop 28,
+    whose product routing selected more)."""
+    import re
+    import sys
+    sys.path.insert(0, str(ROOT / "sim"))
+    from hlsgen_sim import synth_design, yosys
+    out = tmp_path / "prj"
+    b = run_cli("build", exported("demo_cnn", "qcdq"), "--device", "ultra96v2", "--mode", "dataflow",
+                "--resource-cap", "0.8", "-o", out)    # make demo's design (designs/demo-cnn-ultra96.yaml)
+    assert b.returncode == 0, b.stderr
+    design = json.loads((out / "sim" / "design.json").read_text())
+    stem = next(c for c in design["synth"]["cores"] if c["tasks"][0] == "/stem/Conv")
+    p = stem["core_params"]
+    assert (p["RAW"], p["NSH"], p["SHM"], p["MP"], p["MS"]) == (0, 1, "16'h0", 8, 27), p
+    nl, no, prw = p["MV"] * p["MP"] * p["MS"], p["MV"] * p["MP"], p["CWB"] + p["XB"] + 1
+
+    def dp_bits(dp_sv=None):                     # per cell kind: the datapath's word-level bits
+        sources, params = synth_design.core_inputs(out, stem)
+        if dp_sv is not None:
+            sources[2] = dp_sv
+        work = tmp_path / ("mutated" if dp_sv else "now")
+        mods = yosys.word_cells(work, sources, "hlsgen_core", params, widths=True)
+        bits = {}
+        for cell, n in mods["hlsgen_core_dp"].items():
+            m = re.fullmatch(r"(\$\w+?)((?:_\d+)+)", cell)
+            if m:
+                bits[m.group(1)] = bits.get(m.group(1), 0) + n * int(m.group(2).split("_")[1])
+        return bits
+
+    bits = dp_bits()
+    assert 0 < bits.get("$mux", 0) <= nl * prw + no * p["AW"], (bits, nl, prw)
+    assert not {k: v for k, v in bits.items() if k in ("$gt", "$lt", "$ge", "$le")}, bits
+    text = (out / "rtl" / "hlsgen_core_dp.sv").read_text()
+    new_sum = "s_sum[o] = s_sum[o] + AW'(prod_g[o * MS + s]);"
+    new_max = "if (RAW && live_b[o * MS + s] && raw_b[o * MS + s] > s_mx[o]) s_mx[o] = raw_b[o * MS + s];"
+    assert text.count(new_sum) == 1 and text.count(new_max) == 1
+    old = text.replace(new_sum, "if (live_b[o * MS + s]) s_sum[o] = s_sum[o] + AW'(prod[o * MS + s]);") \
+              .replace(new_max, "if (live_b[o * MS + s] && raw_b[o * MS + s] > s_mx[o]) s_mx[o] = raw_b[o * MS + s];") \
+              .replace("RAW && wmax_c ?", "wmax_c ?")
+    mutated = tmp_path / "old" / "hlsgen_core_dp.sv"
+    mutated.parent.mkdir()
+    mutated.write_text(old)
+    bits = dp_bits(mutated)
+    assert bits.get("$mux", 0) > nl * prw + no * p["AW"] and bits.get("$gt", 0) >= nl, bits

@@ -427,12 +427,16 @@ module hlsgen_core #(
         end
         w_use_q <= w_wsrc >= 0;
     end
+    // A dead lane's weight is zeroed only where a MAC unit packs two lanes (SHM): there a stray
+    // wide weight in one half would spoil the other's product. Unpacked, the dead lane's product
+    // is dropped in hlsgen_core_dp's sum, and the gate would cost a LUT per weight bit
+    localparam bit WGATE = |SHM;
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: lane indices are ints; a core of 1-bit weights takes bit 0
     always_comb
         for (int v = 0; v < MV; v++) for (int p = 0; p < MP; p++) for (int s = 0; s < MS; s++) begin
             automatic int k = (v * MP + p) * MS + s;
             automatic logic signed [WB-1:0] wt = WAL ? w_rows_q[p][s * WB +: WB] : w_rows_q[p][int'(w_at_q[p]) * WB + s * WB +: WB];
-            dp_w[k * CWB +: CWB] = dp_live[k] && w_use_q ? CWB'(wt) : '0;
+            dp_w[k * CWB +: CWB] = !WGATE || (dp_live[k] && w_use_q) ? CWB'(wt) : '0;
         end
     /* verilator lint_on UNUSEDSIGNAL */
     always_ff @(posedge clk) begin           // each lane's liveness, and each output's requantization row
@@ -582,9 +586,11 @@ module hlsgen_core #(
     end
 
     // weights from off-chip memory: a beat is a slice of a row, written whole through one
-    // write port (a task's weights start on a row; the rest of its last beat is never read)
+    // write port (a task's weights start on a row; the rest of its last beat is never read).
+    // A core whose weights all lie on chip (WST = 0) has no write port: its WROM is a ROM, as
+    // synthesis must see it when it synthesizes the core alone, where wr_en is a free input
     always_ff @(posedge clk)
-        if (wr_en) wrom[wr_addr >> LWR][(wr_addr & (WR - 1)) * WB +: WBEAT * WB] <= wr_row;
+        if (WST && wr_en) wrom[wr_addr >> LWR][(wr_addr & (WR - 1)) * WB +: WBEAT * WB] <= wr_row;
 
     task automatic fetch();                 // load word fw and start it
         automatic ctl_t og = pf(F_W_OG);

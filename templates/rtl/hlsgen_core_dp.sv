@@ -51,6 +51,13 @@
 // The accumulators are AW bits: the widest accumulator range of the core's tasks (sums wrap
 // modulo 2^AW, so a final value that fits is exact).
 //
+// What a core's words cannot use is not built, so that synthesis gets only the logic the words
+// need (docs/rtl.md, "Synthesis"): without pools (RAW = 0) there is no max path and every window
+// word has weights, so the products are not selected against the lanes' own values; with one MAC
+// shape (NSH = 1) or one requantizer shape (NQS = 1) the routing does not depend on the word's
+// folding (every window word has it; other words' steps leave the accumulators alone). A dead
+// lane's product is zeroed before the sum, not the sum selected around it.
+//
 // Elementwise lanes (EL of the core's ML lanes; the others only serve moves), ET terms each:
 // bias + sum_t (x_t - zp_t) * m_t, then the
 // requantizer's tail (hlsgen_rq_tail).
@@ -243,7 +250,7 @@ module hlsgen_core_dp #(
             for (int v = 0; v < MV; v++) begin
                 for (int p = 0; p < MP; p++) begin
                     for (int s = 0; s < MS; s++) begin
-                        if (msel[i] && f_in(i, v, p, s) && !f_second(i, v, p)) begin
+                        if ((NSH == 1 || msel[i]) && f_in(i, v, p, s) && !f_second(i, v, p)) begin
                             ua[f_unit(i, v, p, s) * PKW +: PKW] = !f_two(i, v, p) ? PKW'(pk[f_k(v, p, s)])
                                 : (PKW'(pk[f_kb(i, v, p, s)]) <<< SP) + PKW'(pk[f_k(v, p, s)]);
                             uq[f_unit(i, v, p, s) * OW +: OW] = f_two(i, v, p) && !live[f_k(v, p, s)]
@@ -282,9 +289,9 @@ module hlsgen_core_dp #(
     // word has no weights
     logic signed [PRW-1:0] prod[NL];
     always_comb begin : route_out
-        for (int k = 0; k < NL; k++) prod[k] = PRW'(raw_b[k]);
+        for (int k = 0; k < NL; k++) prod[k] = RAW ? PRW'(raw_b[k]) : '0;
         for (int i = 0; i < NSH; i++) begin
-            if (wuse_b && msel_b[i]) begin
+            if ((!RAW || wuse_b) && (NSH == 1 || msel_b[i])) begin
                 for (int v = 0; v < MV; v++) begin
                     for (int p = 0; p < MP; p++) begin
                         for (int s = 0; s < MS; s++) begin
@@ -302,6 +309,10 @@ module hlsgen_core_dp #(
     // (loops over the outputs, as the MAC units above). A max pool's maxima are compared at DW
     // bits, not AW: its inputs and its start (the input type's minimum) are activations of at
     // most XB bits, signed or not, and so is every maximum of them
+    // A dead lane's product is zeroed before the sum (a gate on each product bit, which a LUT
+    // ahead of the adder absorbs), not the sum selected around it (a mux on every accumulator bit)
+    logic signed [PRW-1:0] prod_g[NL];
+    always_comb for (int k = 0; k < NL; k++) prod_g[k] = live_b[k] ? prod[k] : '0;
     logic signed [AW-1:0] s_sum[NO], s_sum_c[NO];   // every output's sum of the step's live products
     logic signed [DW-1:0] s_mx[NO], s_mx_c[NO];     // and their maximum (the least DW-bit value if none)
     always_comb begin : step_sums
@@ -309,10 +320,8 @@ module hlsgen_core_dp #(
             s_sum[o] = '0;
             s_mx[o] = {1'b1, {(DW - 1){1'b0}}};
             for (int s = 0; s < MS; s++) begin
-                if (live_b[o * MS + s]) begin
-                    s_sum[o] = s_sum[o] + AW'(prod[o * MS + s]);
-                    if (raw_b[o * MS + s] > s_mx[o]) s_mx[o] = raw_b[o * MS + s];
-                end
+                s_sum[o] = s_sum[o] + AW'(prod_g[o * MS + s]);
+                if (RAW && live_b[o * MS + s] && raw_b[o * MS + s] > s_mx[o]) s_mx[o] = raw_b[o * MS + s];
             end
         end
     end
@@ -330,7 +339,7 @@ module hlsgen_core_dp #(
         for (int o = 0; o < NO; o++) begin
             o_base[o] = first_c ? AW'(init_c) : acc[o];
             o_mx[o] = s_mx_c[o] > DW'(o_base[o]) ? s_mx_c[o] : DW'(o_base[o]);
-            nxt[o * AW +: AW] = wmax_c ? AW'(o_mx[o]) : o_base[o] + s_sum_c[o];
+            nxt[o * AW +: AW] = RAW && wmax_c ? AW'(o_mx[o]) : o_base[o] + s_sum_c[o];
         end
     end
     always_ff @(posedge clk) if (en_c) for (int o = 0; o < NO; o++) acc[o] <= nxt[o * AW +: AW];
@@ -368,11 +377,11 @@ module hlsgen_core_dp #(
         for (int j = 0; j < NQS; j++) begin
             for (int v = 0; v < MV; v++) begin
                 for (int p = 0; p < MP; p++) begin
-                    if (qsel_d[j] && f_rq(j, v, p) >= 0) begin
+                    if ((NQS == 1 || qsel_d[j]) && f_rq(j, v, p) >= 0) begin
                         r_v[f_rq(j, v, p)] = acc[v * MP + p];
                         r_m0[f_rq(j, v, p)] = m0[(v * MP + p) * 32 +: 32];
                     end
-                    if (qsel_e[j] && f_rq(j, v, p) >= 0) begin
+                    if ((NQS == 1 || qsel_e[j]) && f_rq(j, v, p) >= 0) begin
                         r_bias[f_rq(j, v, p)] = bias[(v * MP + p) * PW +: PW];
                         r_sh[f_rq(j, v, p)] = shift[(v * MP + p) * 7 +: 7];
                         r_he[f_rq(j, v, p)] = he[v * MP + p];
@@ -411,7 +420,7 @@ module hlsgen_core_dp #(
     always_comb begin : rq_out
         wq = raw_e;
         for (int j = 0; j < NQS; j++) begin
-            if (!wmax_e && qsel_e[j]) begin
+            if (!(RAW && wmax_e) && (NQS == 1 || qsel_e[j])) begin
                 for (int v = 0; v < MV; v++) begin
                     for (int p = 0; p < MP; p++) begin
                         if (f_rq(j, v, p) >= 0) wq[(v * MP + p) * SB +: SB] = r_q[f_rq(j, v, p)];
