@@ -162,22 +162,38 @@ def _memory_reads(top: str):
 @pytest.mark.parametrize("io", ["onchip", "offchip-outputs"])
 def test_memory_reads_are_registered(exported, tmp_path, io):
     """Block RAM reads are synchronous, so the RTL reads its activation memory only through
-    registers: the cores' read ports (the operands come back the cycle after the addresses,
-    hlsgen_core's read stage), the output streams' beats (TDATA is a register loaded with the
-    beat sent next) and the m_axi write channels' beats (off-chip outputs and spills: loaded
-    with the beat hlsgen_m_axi says goes on W next, wr_beat_next)."""
+    registers. The memory is one module, hlsgen_act_mem, which reads its array only in an
+    always_ff; the top has no array of its own and reaches the memory only through that
+    module's ports, client by client (its comment lists them): every core's read and write
+    lanes, the output streams' beats (the address of the beat sent next, send_idx) and the
+    m_axi write channels' beats (the beat hlsgen_m_axi says goes on W next, wr_beat_next), and
+    the port counts add up to the module's."""
+    import re
     out = tmp_path / "prj"
     b = run_cli("build", exported("residual", "qcdq"), "--device", "u280", "--mode", "dataflow", "--io", io, "-o", out)
     assert b.returncode == 0, b.stderr
-    reads = _memory_reads((out / "rtl" / "hlsgen_top.sv").read_text())
-    cores = len(json.loads((out / "sim" / "design.json").read_text())["cores"])
-    assert sum(1 for k, line in reads if k == "ff" and "_rdata[k] <= mem[" in line) == cores > 1, reads
-    comb = [line for k, line in reads if k == "comb"]
-    assert comb == [], comb
+    mem = _memory_reads((out / "rtl" / "hlsgen_act_mem.sv").read_text())
+    assert mem and all(k == "ff" for k, _ in mem), mem
+    top = (out / "rtl" / "hlsgen_top.sv").read_text()
+    assert _memory_reads(top) == [] and "hlsgen_act_mem #(" in top
+    design = json.loads((out / "sim" / "design.json").read_text())
+    am = design["synth"]["act_mem"]
+    assert f"localparam int NRP = {am['read_ports']}, NWP = {am['write_ports']};" in top
+    clients = re.findall(r"//   (read |write) (\d+)\.\.(\d+): (.+)", top)
+    assert [(k.strip(), int(a), int(z) - int(a) + 1, name) for k, a, z, name in clients] == \
+        [("read" if c["port"] == "r" else "write", c["first"], c["n"], c["client"]) for c in am["clients"]]
+    for kind, total in (("r", am["read_ports"]), ("w", am["write_ports"])):
+        mine = [c for c in am["clients"] if c["port"] == kind]
+        assert sum(c["n"] for c in mine) == total and [c["first"] for c in mine] == \
+            [sum(c["n"] for c in mine[:k]) for k in range(len(mine))], mine
+    cores = [c for c in am["clients"] if c["client"].startswith("core")]
+    assert len(cores) == 2 * len(design["cores"]) > 2, cores
     if io == "onchip":
-        assert any("send_idx" in line for k, line in reads), reads
+        assert any(c["client"].startswith("output") for c in am["clients"])
+        assert re.search(r"_ma\[e\] = AB'\(\d+ \+ send_idx \*", top), "output beats are not read a beat ahead"
     else:
-        assert any("_wr_data[" in line and "_wr_beat_next" in line for k, line in reads), reads
+        assert any(c["client"].startswith("m_axi") and c["port"] == "r" for c in am["clients"])
+        assert re.search(r"_w_ma\[e\] = AB'\(.*_wr_beat_next \*", top), "write beats are not read a beat ahead"
 
 
 def test_a_pipeline_shallower_than_the_write_delay_is_refused(exported, tmp_path, monkeypatch):

@@ -5,7 +5,7 @@
 // hlsgen/schedule/cost.py). A sequential stage is one core running its tasks' words in order;
 // a dataflow stage is one core per task, all running at once (rtl/hlsgen_top.sv).
 //
-// Operands are base addresses in the design's one activation memory, which the top owns: the
+// Operands are base addresses in the design's one activation memory (hlsgen_act_mem, in the top): the
 // core reads it through NR registered read ports (a block RAM's synchronous read: the data one
 // cycle after the address) and writes it through NW write ports.
 // Dataflow between cores: every tensor produced in a dataflow stage has a row counter in the
