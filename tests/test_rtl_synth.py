@@ -254,3 +254,27 @@ def test_a_weighted_cores_lanes_are_gated_not_selected(exported, tmp_path):
     mutated.write_text(old)
     bits = dp_bits(mutated)
     assert bits.get("$mux", 0) > nl * prw + no * p["AW"] and bits.get("$gt", 0) >= nl, bits
+
+
+@pytest.mark.slow                            # Yosys on a whole design: about 2 min of CPU here (stop 29)
+def test_synth_yosys_whole_design_keeps_the_memory_as_a_black_box(exported, tmp_path):
+    """`make synth-yosys SCOPE=top` synthesizes the design as one netlist, as Vivado would: the
+    cores, the m_axi bundle that streams the weights in (hlsgen_m_axi and the top's beat
+    addressing), the AXI4-Lite control, the stream ports and the row counters, flattened. Only
+    the activation memory, hlsgen_act_mem, is kept as a black box, and yosys.json gives its size
+    and ports, which add up client by client. The design's DSP48E2 count is the model's: the
+    glue around the cores multiplies nothing into DSPs."""
+    doc, r = synth(exported, tmp_path, "pointwise", "dataflow", scope="top", weights="offchip")
+    assert doc["scope"] == ["top"] and "the whole design:" in r.stdout, r.stdout[-2000:]
+    top = doc["design"]["top"]["yosys"]
+    assert top["DSP48E2"] == doc["design"]["model_design"]["dsp"] > 0, (top, doc["design"])
+    (c,) = doc["cores"]
+    assert c["core_params"]["WST"] == 1 and "core" not in c and "datapath" not in c
+    assert top["LUT"] > 0 and top["FF"] > 0
+    am = doc["act_mem"]
+    assert am["bits"] == doc["memories_bits"]["activations"] == am["words"] * am["SB"] > 0
+    for kind, total in (("r", am["read_ports"]), ("w", am["write_ports"])):
+        assert sum(x["n"] for x in am["clients"] if x["port"] == kind) == total > 0
+    assert {x["client"] for x in am["clients"]} >= {"core0 read lanes", "core0 write lanes", "input in0 beats",
+                                                     "output out0 beats"}
+    assert "hlsgen_act_mem" in doc["not_synthesized"]

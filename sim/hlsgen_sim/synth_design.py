@@ -2,7 +2,7 @@
 PyPI) on every core of OUT/rtl, and OUT/results/yosys.json with the LUT, FF, DSP48E2, BRAM18 and
 URAM counts beside the cost model's for the same core.
 
-    python sim/hlsgen_sim/synth_design.py [--scope all|core|datapath]
+    python sim/hlsgen_sim/synth_design.py [--scope all|core|datapath|top]
 
 Two syntheses per core (--scope all, the default):
 - core: the whole hlsgen_core as the top instantiates it, through Yosys's slang frontend: its
@@ -11,12 +11,18 @@ Two syntheses per core (--scope all, the default):
 - datapath: hlsgen_core_dp alone with the core's parameters (multipliers, accumulators,
   requantizers, elementwise lanes): what the cost model prices, so its DSP48E2 count is the
   one compared with the model's.
-What is not synthesized: the top's activation memory, one whole-tensor array with a read port
-per lane of every core (simulation-first RTL, docs/rtl.md); its size is reported in bits.
+--scope top synthesizes the whole design at once instead: hlsgen_top with its cores, stream
+ports, m_axi bundles, AXI4-Lite control, row counters and tables, flattened as Vivado would,
+with the activation memory (hlsgen_act_mem) kept as a black box.
+What is not synthesized: the activation memory, one whole-tensor array with a read port per
+lane of every core and per element of a stream or m_axi beat (simulation-first RTL,
+docs/rtl.md); its size and ports are reported (`act_mem`).
 """
 import argparse
 import hashlib
 import json
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -44,6 +50,38 @@ def _synth(out: Path, c: dict, what: str) -> dict:
     return yosys.yosys_cells(work, sources, "hlsgen_core", params, frontend="slang")
 
 
+def _synth_top(out: Path, design: dict) -> dict:
+    """Yosys cell counts of the whole design, hlsgen_top, with hlsgen_act_mem kept as a black box
+    (read_slang --blackboxed-module): its cores, stream ports, m_axi bundles, AXI4-Lite control,
+    row counters and tables. yowasp's Yosys reads only below its working folder, so the sources
+    and every table go there, the top's table paths ("../rtl/NAME") made plain names."""
+    work = out / "build" / "yosys" / "top"
+    work.mkdir(parents=True, exist_ok=True)
+    for table in (out / "rtl").glob("*.mem"):
+        shutil.copy(table, work / table.name)
+    # the memory's black box: its ports at this design's widths (a black box has no parameters)
+    am = design["synth"]["act_mem"]
+    r, w, sb, ab = am["read_ports"], am["write_ports"], am["SB"], am["AB"]
+    (work / "hlsgen_act_mem_bb.sv").write_text(
+        "(* blackbox *)\nmodule hlsgen_act_mem_bb (\n    input  logic clk,\n"
+        f"    input  logic [{r * ab - 1}:0] raddr,\n    output logic [{r * sb - 1}:0] rdata,\n"
+        f"    input  logic [{w - 1}:0] we,\n    input  logic [{w * ab - 1}:0] waddr,\n"
+        f"    input  logic [{w * sb - 1}:0] wdata\n);\nendmodule\n")
+    sources = [work / "hlsgen_act_mem_bb.sv"]
+    for name in design["sources"]:
+        if name == "hlsgen_act_mem.sv":
+            continue
+        text = (out / "rtl" / name).read_text().replace('"../rtl/', '"')
+        if name == "hlsgen_top.sv":
+            text, n = re.subn(r"hlsgen_act_mem #\(.*\) act_mem \(", "hlsgen_act_mem_bb act_mem (", text)
+            if n != 1:
+                raise yosys.YosysError("hlsgen_top.sv has no hlsgen_act_mem instance to keep as a black box")
+        (work / name).write_text(text)
+        sources.append(work / name)
+    return yosys.yosys_cells(work, sources, "hlsgen_top", {}, frontend="slang",
+                             slang_options="--blackboxed-module hlsgen_act_mem_bb ")
+
+
 def core_inputs(out: Path, c: dict):
     """The sources of hlsgen_core and core c's parameters (its tables as "path" strings), as the
     top instantiates it."""
@@ -62,9 +100,11 @@ def _tables_digest(out: Path, tables: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Yosys synth_xilinx -family xcup of every core of OUT/rtl")
-    ap.add_argument("--scope", choices=("all", "core", "datapath"), default="all",
-                    help="the whole cores, their datapaths, or both (default)")
-    scopes = {"all": ("core", "datapath"), "core": ("core",), "datapath": ("datapath",)}[ap.parse_args(argv).scope]
+    ap.add_argument("--scope", choices=("all", "core", "datapath", "top"), default="all",
+                    help="the whole cores, their datapaths, or both (default); top: the whole design, "
+                         "its activation memory a black box")
+    scope = ap.parse_args(argv).scope
+    scopes = {"all": ("core", "datapath"), "core": ("core",), "datapath": ("datapath",), "top": ()}[scope]
     out = HERE.parents[1]
     design = json.loads((out / "sim" / "design.json").read_text())
     syn = design["synth"]
@@ -115,6 +155,18 @@ def main(argv=None) -> int:
     model_cores = {k: sum(c["model"][k] for c in cores) for k in ("dsp", "lut", "ff")}
     design_doc = {"model_sum_of_cores": model_cores, "model_design": syn["model_design"],
                   "stages": len({c["stage"] for c in cores})}
+    if scope == "top":
+        print(f"synth-yosys: the whole design (hlsgen_top: its {n} cores, stream ports, m_axi bundles and control; the "
+              f"activation memory a black box) ...", file=sys.stderr, flush=True)
+        t = time.perf_counter()
+        try:
+            res = yosys.resources(_synth_top(out, design))
+            design_doc["top"] = {"yosys": res, "dsp_error_cores": _error(model_cores["dsp"], res["DSP48E2"]),
+                                 "dsp_error_design": _error(syn["model_design"]["dsp"], res["DSP48E2"])}
+        except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
+            design_doc["top"] = {"error": str(exc)[-1500:]}
+            failed.append("hlsgen_top")
+        design_doc["top"]["seconds"] = round(time.perf_counter() - t, 1)
     for what in scopes:
         if any("error" in c[what] for c in cores):   # no total of a part of the design
             design_doc[what] = {"failed": [c["index"] for c in cores if "error" in c[what]]}
@@ -127,14 +179,16 @@ def main(argv=None) -> int:
                    "hlsgen_core (`core`: control, address generation, datapath and tables, through the slang "
                    "frontend) and its datapath alone (`datapath`: hlsgen_core_dp); model: the cost model's "
                    "resources for the same core, which prices the datapath",
-        "scope": list(scopes),
+        "scope": list(scopes) or ["top"],
         # the datapath registers every product where a DSP48E2 has its MREG; Yosys 0.70 packs that
         # register into a DSP48E1 (-family xc7) but not into a DSP48E2 (docs/rtl.md, "Synthesis")
         "ff_note": "FF counts the datapath's pipeline registers, among them every product's, which Yosys "
                    "leaves in the fabric for a DSP48E2 where Vivado would use its MREG",
-        "not_synthesized": "the top's activation memory (simulation-first RTL: one whole-tensor array with a read "
-                           "port per lane of every core, not banks; docs/rtl.md); `memories_bits` gives its size "
-                           "and, for reference, the tables' that each core holds",
+        "not_synthesized": "the top's activation memory, hlsgen_act_mem (simulation-first RTL: one whole-tensor array "
+                           "with a read port per lane of every core, not banks; docs/rtl.md); `act_mem` gives its "
+                           "size and ports, `memories_bits` its size and, for reference, the tables' that each core "
+                           "holds",
+        "act_mem": syn.get("act_mem"),
         "memories_bits": syn["memories_bits"],
         "device": syn["device"],
         "cores": cores,
@@ -151,6 +205,13 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 1
     parts = []
+    if scope == "top":
+        total, err = design_doc["top"]["yosys"], design_doc["top"]["dsp_error_design"]
+        parts.append(f"the whole design: {total['DSP48E2']} DSP48E2 (SYNTHESIZED; model {syn['model_design']['dsp']}, "
+                     f"MODELED{'' if err is None else f', {err:+.1%}'}), {total['LUT']:,} LUT ({total['LUTRAM']:,} as "
+                     f"memory), {total['FF']:,} FF, {total['BRAM18']} BRAM18, {total['URAM']} URAM, without its "
+                     f"activation memory ({syn['act_mem']['bits']:,} bits, {syn['act_mem']['read_ports']} read and "
+                     f"{syn['act_mem']['write_ports']} write ports)")
     for what in scopes:
         total, err = design_doc[what]["yosys"], design_doc[what]["dsp_error_cores"]
         name = "whole cores" if what == "core" else "cores' datapaths"

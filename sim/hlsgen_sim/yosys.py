@@ -27,7 +27,7 @@ def find_yosys() -> str:
 
 
 def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str, object],
-                timeout: int = 3600, frontend: str = "verilog") -> Dict[str, int]:
+                timeout: int = 3600, frontend: str = "verilog", slang_options: str = "") -> Dict[str, int]:
     """Cell counts of `top` with `params` after `synth_xilinx -family xcup` (the whole hierarchy).
     A parameter is Verilog source text (an int, or a string such as a vector literal 48'h...),
     except a Verilog string literal ("path", in double quotes), which names a $readmemh table.
@@ -37,7 +37,7 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
     slang SystemVerilog frontend built into Yosys since 0.67 (read_slang), which elaborates
     hlsgen_core whole: packages, unpacked array ports, string parameters, functions and tasks
     with automatic variables. The WebAssembly build has no threads, hence -j 1."""
-    cmd, read = _prepare(work, sources, top, params, frontend)
+    cmd, read = _prepare(work, sources, top, params, frontend, slang_options)
     script = f"{read}synth_xilinx -family xcup -flatten -noiopad -top {top}; tee -o stat.txt stat"
     return _run(cmd, script, work, timeout, top)[-1][1]     # the last section is the hierarchy's total
 
