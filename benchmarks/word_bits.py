@@ -6,10 +6,8 @@ and cell kind as count x width ($add, $mux, $dffe, ...), so that the control's w
     .venv/bin/python benchmarks/word_bits.py OUT [CORE ...]     (OUT: an `hlsgen build` project)
 """
 import json
-import re
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,12 +28,7 @@ def main():
         sources, params = synth_design.core_inputs(out, c)
         with tempfile.TemporaryDirectory() as work:
             mods = yosys.word_cells(Path(work), sources, "hlsgen_core", params, widths=True)
-        bits = Counter()
-        for mod, cells in mods.items():
-            for cell, n in cells.items():
-                m = re.fullmatch(r"(\$\w+?)((?:_\d+)+)", cell)
-                if m:                        # $mux_16, $bmux_32_8: the first number is the width
-                    bits[(mod, m.group(1))] += n * int(m.group(2).split("_")[1])
+        bits = {(mod, cell): b for mod, cells in mods.items() for cell, b in yosys.cell_bits(cells).items()}
         for (mod, cell), b in sorted(bits.items(), key=lambda kv: -kv[1]):
             if b >= 100:
                 print(f"| {c['index']} {', '.join(c['tasks'])} | {mod} | {cell} | {b:,} |")

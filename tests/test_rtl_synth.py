@@ -212,7 +212,6 @@ def test_a_weighted_cores_lanes_are_gated_not_selected(exported, tmp_path):
     stop 28's sum put back (`if (live) s_sum += prod`, and a max path whatever RAW) the stem's
     datapath has 6,632 mux bits, not 3,832, and 216 comparators (17,720 mux bits at stop 28,
     whose product routing selected more)."""
-    import re
     import sys
     sys.path.insert(0, str(ROOT / "sim"))
     from hlsgen_sim import synth_design, yosys
@@ -231,13 +230,7 @@ def test_a_weighted_cores_lanes_are_gated_not_selected(exported, tmp_path):
         if dp_sv is not None:
             sources[2] = dp_sv
         work = tmp_path / ("mutated" if dp_sv else "now")
-        mods = yosys.word_cells(work, sources, "hlsgen_core", params, widths=True)
-        bits = {}
-        for cell, n in mods["hlsgen_core_dp"].items():
-            m = re.fullmatch(r"(\$\w+?)((?:_\d+)+)", cell)
-            if m:
-                bits[m.group(1)] = bits.get(m.group(1), 0) + n * int(m.group(2).split("_")[1])
-        return bits
+        return yosys.cell_bits(yosys.word_cells(work, sources, "hlsgen_core", params, widths=True)["hlsgen_core_dp"])
 
     bits = dp_bits()
     assert 0 < bits.get("$mux", 0) <= nl * prw + no * p["AW"], (bits, nl, prw)

@@ -5,6 +5,7 @@ module with parameters, and the cell counts it reports. Used by `make synth-yosy
 emitted project (synth_design.py) and by hlsgen's module tests and benchmarks."""
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -60,6 +61,17 @@ def word_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str, 
             for k, v in cells.items():
                 mod[k] = mod.get(k, 0) + v
     return out
+
+
+def cell_bits(cells: Dict[str, int]) -> Dict[str, int]:
+    """Bits per word-level cell kind from one module of `word_cells(..., widths=True)`: count x
+    width, the width being the first number Yosys appends ($mux_16: 16; $bmux_32_8: 32)."""
+    bits: Dict[str, int] = {}
+    for cell, n in cells.items():
+        m = re.fullmatch(r"(\$\w+?)((?:_\d+)+)", cell)
+        if m:
+            bits[m.group(1)] = bits.get(m.group(1), 0) + n * int(m.group(2).split("_")[1])
+    return bits
 
 
 def _run(cmd, script: str, work: Path, timeout: int, top: str):
