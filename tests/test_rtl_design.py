@@ -164,7 +164,7 @@ def test_memory_reads_are_registered(exported, tmp_path, io):
     """Block RAM reads are synchronous, so the RTL reads its activation memory only through
     registers. The memory is one module, hlsgen_act_mem, which reads its array only in an
     always_ff; the top has no array of its own and reaches the memory only through that
-    module's ports, client by client (its comment lists them): every core's read and write
+    module's ports (behind hlsgen_top_mem, which fixes the design's sizes), client by client (its comment lists them): every core's read and write
     lanes, the output streams' beats (the address of the beat sent next, send_idx) and the
     m_axi write channels' beats (the beat hlsgen_m_axi says goes on W next, wr_beat_next), and
     the port counts add up to the module's."""
@@ -175,7 +175,9 @@ def test_memory_reads_are_registered(exported, tmp_path, io):
     mem = _memory_reads((out / "rtl" / "hlsgen_act_mem.sv").read_text())
     assert mem and all(k == "ff" for k, _ in mem), mem
     top = (out / "rtl" / "hlsgen_top.sv").read_text()
-    assert _memory_reads(top) == [] and "hlsgen_act_mem #(" in top
+    wrap = (out / "rtl" / "hlsgen_top_mem.sv").read_text()   # the memory at the design's sizes, no parameters
+    assert _memory_reads(top) == [] == _memory_reads(wrap) and "hlsgen_top_mem act_mem (" in top
+    assert "hlsgen_act_mem #(" in wrap and "module hlsgen_top_mem (" in wrap
     design = json.loads((out / "sim" / "design.json").read_text())
     am = design["synth"]["act_mem"]
     assert f"localparam int NRP = {am['read_ports']}, NWP = {am['write_ports']};" in top

@@ -21,7 +21,6 @@ docs/rtl.md); its size and ports are reported (`act_mem`).
 import argparse
 import hashlib
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -51,35 +50,21 @@ def _synth(out: Path, c: dict, what: str) -> dict:
 
 
 def _synth_top(out: Path, design: dict) -> dict:
-    """Yosys cell counts of the whole design, hlsgen_top, with hlsgen_act_mem kept as a black box
-    (read_slang --blackboxed-module): its cores, stream ports, m_axi bundles, AXI4-Lite control,
-    row counters and tables. yowasp's Yosys reads only below its working folder, so the sources
-    and every table go there, the top's table paths ("../rtl/NAME") made plain names."""
+    """Yosys cell counts of the whole design, hlsgen_top, with its activation memory kept as a
+    black box (read_slang --blackboxed-module hlsgen_top_mem: the design's hlsgen_act_mem behind
+    ports of fixed widths, which hlsgen_top.sv defines for this): its cores, stream ports, m_axi bundles, AXI4-Lite control, row counters and
+    tables. yowasp's Yosys reads only below its working folder, so the sources and every table
+    go there, the top's table paths ("../rtl/NAME") made plain names."""
     work = out / "build" / "yosys" / "top"
     work.mkdir(parents=True, exist_ok=True)
     for table in (out / "rtl").glob("*.mem"):
         shutil.copy(table, work / table.name)
-    # the memory's black box: its ports at this design's widths (a black box has no parameters)
-    am = design["synth"]["act_mem"]
-    r, w, sb, ab = am["read_ports"], am["write_ports"], am["SB"], am["AB"]
-    (work / "hlsgen_act_mem_bb.sv").write_text(
-        "(* blackbox *)\nmodule hlsgen_act_mem_bb (\n    input  logic clk,\n"
-        f"    input  logic [{r * ab - 1}:0] raddr,\n    output logic [{r * sb - 1}:0] rdata,\n"
-        f"    input  logic [{w - 1}:0] we,\n    input  logic [{w * ab - 1}:0] waddr,\n"
-        f"    input  logic [{w * sb - 1}:0] wdata\n);\nendmodule\n")
-    sources = [work / "hlsgen_act_mem_bb.sv"]
+    sources = []
     for name in design["sources"]:
-        if name == "hlsgen_act_mem.sv":
-            continue
-        text = (out / "rtl" / name).read_text().replace('"../rtl/', '"')
-        if name == "hlsgen_top.sv":
-            text, n = re.subn(r"hlsgen_act_mem #\(.*\) act_mem \(", "hlsgen_act_mem_bb act_mem (", text)
-            if n != 1:
-                raise yosys.YosysError("hlsgen_top.sv has no hlsgen_act_mem instance to keep as a black box")
-        (work / name).write_text(text)
+        (work / name).write_text((out / "rtl" / name).read_text().replace('"../rtl/', '"'))
         sources.append(work / name)
     return yosys.yosys_cells(work, sources, "hlsgen_top", {}, frontend="slang",
-                             slang_options="--blackboxed-module hlsgen_act_mem_bb ")
+                             slang_options="--blackboxed-module hlsgen_top_mem ")
 
 
 def core_inputs(out: Path, c: dict):
@@ -211,7 +196,7 @@ def main(argv=None) -> int:
         parts.append(f"the whole design: {total['DSP48E2']} DSP48E2 (SYNTHESIZED; model {syn['model_design']['dsp']}, "
                      f"MODELED{'' if err is None else f', {err:+.1%}'}), {total['LUT']:,} LUT ({total['LUTRAM']:,} as "
                      f"memory), {total['FF']:,} FF, {total['BRAM18']} BRAM18, {total['URAM']} URAM, without its "
-                     f"activation memory ({syn['act_mem']['bits']:,} bits, {syn['act_mem']['read_ports']} read and "
+                     f"activation memory ({syn['memories_bits']['activations']:,} bits, {syn['act_mem']['read_ports']} read and "
                      f"{syn['act_mem']['write_ports']} write ports)")
     for what in scopes:
         total, err = design_doc[what]["yosys"], design_doc[what]["dsp_error_cores"]

@@ -418,7 +418,7 @@ module hlsgen_core #(
     localparam int RROWS = WAL ? 1 : 2;
     logic [RROWS * WR * WB - 1:0] w_rows_q[MP];
     ctl_t w_at_q[MP];
-    logic w_use_q;
+    logic w_use_q;                           // the step has weights, registered with its operands
     always_ff @(posedge clk) begin
         for (int p = 0; p < MP; p++) begin
             if (WAL) w_rows_q[p] <= (RROWS * WR * WB)'(wrom[int'(w_wat[p]) >> LWR]);
@@ -427,16 +427,13 @@ module hlsgen_core #(
         end
         w_use_q <= w_wsrc >= 0;
     end
-    // A dead lane's weight is zeroed only where a MAC unit packs two lanes (SHM): there a stray
-    // wide weight in one half would spoil the other's product. Unpacked, the dead lane's product
-    // is dropped in hlsgen_core_dp's sum, and the gate would cost a LUT per weight bit
-    localparam bit WGATE = |SHM;
+    // each lane's weight (hlsgen_core_dp zeroes a dead lane's where a unit packs two lanes)
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: lane indices are ints; a core of 1-bit weights takes bit 0
     always_comb
         for (int v = 0; v < MV; v++) for (int p = 0; p < MP; p++) for (int s = 0; s < MS; s++) begin
             automatic int k = (v * MP + p) * MS + s;
             automatic logic signed [WB-1:0] wt = WAL ? w_rows_q[p][s * WB +: WB] : w_rows_q[p][int'(w_at_q[p]) * WB + s * WB +: WB];
-            dp_w[k * CWB +: CWB] = !WGATE || (dp_live[k] && w_use_q) ? CWB'(wt) : '0;
+            dp_w[k * CWB +: CWB] = CWB'(wt);
         end
     /* verilator lint_on UNUSEDSIGNAL */
     always_ff @(posedge clk) begin           // each lane's liveness, and each output's requantization row
@@ -467,7 +464,7 @@ module hlsgen_core #(
                      .NSH(NSH),
                      .SHV(SHV), .SHP(SHP), .SHS(SHS), .SHM(SHM), .NRQ(NRQ), .NQS(NQS), .QSV(QSV), .QSP(QSP), .ET(ET),
                      .EL(EL), .RAW(RAW)) dp (
-        .clk(clk), .acc_en(q_wfire), .first(q_first), .wmax(w_max), .wuse(w_wsrc >= 0), .fv(16'(VEC)), .fp(16'(PE)),
+        .clk(clk), .acc_en(q_wfire), .first(q_first), .wmax(w_max), .wuse(w_use_q), .fv(16'(VEC)), .fp(16'(PE)),
         .fs(16'(SIMD)), .live(dp_live), .x(dp_x),
         .w(dp_w), .zp((SB + 1)'(w_zp)), .init(SB'(w_init)), .m0(dp_m0), .bias(dp_bias), .shift(dp_shift), .he(dp_he),
         .ozp(dp_ozp), .lo(dp_lo), .hi(dp_hi), .wq(dp_wq), .nt(2'(f[F_E_NT])), .ex(dp_ex), .ezp(dp_ezp), .em(dp_em),

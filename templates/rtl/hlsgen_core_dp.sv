@@ -208,12 +208,17 @@ module hlsgen_core_dp #(
     // PE pairs (and single lanes) the reverse; every lane's two operands for the word's shape
     logic vpair;                             // the word's shape pairs along VEC
     logic signed [OW-1:0] pk[NL], sd[NL];
+    // a dead lane's weight is zeroed only where a unit packs two lanes (PK): there a stray wide
+    // weight in one half would spoil the other's product. Unpacked, the dead lane's product is
+    // dropped in the sum (stage B), and the gate would cost a LUT per weight bit
+    logic signed [WB-1:0] wg[NL];
+    always_comb for (int k = 0; k < NL; k++) wg[k] = !PK || (live[k] && wuse) ? $signed(w[k * WB +: WB]) : '0;
     always_comb begin
         vpair = 1'b0;
         for (int i = 0; i < NSH; i++) if (msel[i] && f_field(TSM, i) == 2) vpair = 1'b1;
         for (int k = 0; k < NL; k++) begin
-            pk[k] = vpair ? OW'(d[k]) : OW'($signed(w[k * WB +: WB]));
-            sd[k] = vpair ? OW'($signed(w[k * WB +: WB])) : OW'(d[k]);
+            pk[k] = vpair ? OW'(d[k]) : OW'(wg[k]);
+            sd[k] = vpair ? OW'(wg[k]) : OW'(d[k]);
         end
     end
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: the routing's indices are ints, a small core reads their low bits

@@ -5,7 +5,8 @@ HLSGEN_CASE gives the parameters and the shapes behind them (`mac`: VEC, PE, SIM
 `rq`: VEC, PE). Each weighted or averaging step takes one of the shapes as its word's folding
 (fv, fp, fs), in turn, as a sequential core's words do. Operands follow what hlsgen_core feeds:
 in a shape paired along PE the lanes of a pair read the same activation (a dense conv), along
-VEC the same weight; lanes are live at random inside the folding (padding, ragged edges). A
+VEC the same weight; lanes are live at random inside the folding (padding, ragged edges), and a
+dead lane's weight is any WB-bit value (a row of the ROM it did not ask for). A
 paired shape's weights are PWB bits wide, an unpaired shape's WB (a core whose int8 stem conv
 beside its int4 layers).
 
@@ -81,12 +82,20 @@ async def core_dp_matches_reference(dut):
         env = (fv, fp, fs)
         wbits = c["PWB"] if pair else wb
         wlo, whi = -(1 << (wbits - 1)), (1 << (wbits - 1)) - 1
+        # every other trial of a PE-paired shape is a probe: its live weights are 0 and its rows
+        # pass the accumulator through (x 2^30 >> 30), so that an error of one in any sum shows
+        # (a dead first lane's stray weight, wider than PWB, would carry into its pair's product)
+        probe = pair == 1 and (trial // len(kinds) // len(c["mac"])) % 2 == 1
+        if probe:
+            wlo = whi = 0
         zp = rng.randint(max(xlo, -20), 20) if not wmax else 0
         init = xlo if wmax else 0
         acc = [init] * no
         rows = [dict(m=rng.randint(1 << 29, (1 << 31) - 1) * rng.choice([1, -1]), bias=rng.randint(-(1 << 20), 1 << 20),
                      sh=rng.randint(20, 40), he=rng.randint(0, 1), zp=rng.randint(-5, 5), lo=qlo, hi=qhi)
                  for _ in range(no)]
+        if probe:
+            rows = [dict(r, m=1 << 30, bias=0, sh=30) for r in rows]
         for step in range(2):
             xs = [[[rng.randint(xlo, xhi) for _ in range(ms)] for _ in range(mp)] for _ in range(mv)]
             ws = [[[rng.randint(wlo, whi) for _ in range(ms)] for _ in range(mp)] for _ in range(mv)]
@@ -102,8 +111,9 @@ async def core_dp_matches_reference(dut):
                     k = o * ms + s
                     if live[k]:
                         acc[o] = max(acc[o], x[k]) if wmax else acc[o] + (w[k] if wuse else 1) * (x[k] - zp)
+            stray = [wv if lv else rng.randint(-(1 << (wb - 1)), (1 << (wb - 1)) - 1) for wv, lv in zip(w, live)]
             port = dict(acc_en=1, first=int(step == 0), wmax=int(wmax), wuse=int(wuse), fv=fv, fp=fp, fs=fs,
-                        live=pack(live, 1), x=pack(x, sb), w=pack([wv if lv else 0 for wv, lv in zip(w, live)], wb),
+                        live=pack(live, 1), x=pack(x, sb), w=pack(stray, wb),
                         zp=zp & ((1 << (sb + 1)) - 1), init=init & ((1 << sb) - 1))
             for name, key, bits in (("m0", "m", 32), ("bias", "bias", pw), ("shift", "sh", 7), ("he", "he", 1),
                                     ("ozp", "zp", 32), ("lo", "lo", 32), ("hi", "hi", 32)):

@@ -131,6 +131,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
 
 def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder) -> Dict[str, bytes]:
     """OUT/rtl (the core, its memory images, the top) and OUT/sim (the cocotb testbench)."""
+    from ..rtl.act_mem import act_mem_ports
     from ..rtl.core import build_core, word_package
     from ..rtl.modules import RTL_DIR
 
@@ -146,6 +147,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
     amem = act_mem_ports(core)
     ctx = dict(core, version=__version__, model=k["model"], amem=amem)
     files["rtl/hlsgen_act_mem.sv"] = (RTL_DIR / "hlsgen_act_mem.sv").read_bytes()
+    files["rtl/hlsgen_top_mem.sv"] = _env_rtl().get_template("top_mem.sv.j2").render(**ctx).encode()
     files["rtl/hlsgen_top.sv"] = _env_rtl().get_template("top.sv.j2").render(**ctx).encode()
     for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py", "ddr.py", "yosys.py", "yosys_deep.py",
                  "synth_design.py"):
@@ -153,7 +155,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
     design = {"inputs": [dict(p, file=f"{p['name']}.bin") for p in core["inputs"]],
               "outputs": [dict(p, file=f"{p['name']}.bin") for p in core["outputs"]],
               "sources": ["hlsgen_rq_tail.sv", "hlsgen_word_pkg.sv", "hlsgen_core_dp.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv",
-                          "hlsgen_m_axi.sv", "hlsgen_act_mem.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
+                          "hlsgen_m_axi.sv", "hlsgen_act_mem.sv", "hlsgen_top_mem.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
               # off-chip memory: the pointer arguments (s_axi_control 0x10 + 12 k), the m_axi bundles
               # and the memory the testbench puts behind them (the cost model's latency and bandwidth)
               "pointers": core["pointers"], "memory": core["memory"],
@@ -168,49 +170,15 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
               # (hlsgen_core_dp) with its parameters, beside the cost model's for the same core
               "synth": dict(_synth_context(core, sched, device),
                             # hlsgen_act_mem, which `make synth-yosys SCOPE=top` keeps as a black box
-                            act_mem={"words": core["mem_words"], "bits": core["mem_words"] * core["core_params"]["SB"],
-                                     "SB": core["core_params"]["SB"], "AB": core["core_params"]["AB"],
-                                     "read_ports": amem["NRP"], "write_ports": amem["NWP"], "clients": amem["clients"]}),
+                            # (its words are SB bits, memories_bits.activations in all)
+                            act_mem={"words": core["mem_words"], "read_ports": amem["NRP"], "write_ports": amem["NWP"],
+                                     "clients": amem["clients"]}),
               # per task: the core's own count against the schedule's modeled cycles (compute,
               # before any overlap with transfers or other tasks)
               "tasks": [{"task": p.name, "op": p.op, "folding": p.folding.as_list(), "modeled": int(p.cycles),
                          "core": int(core["task_cycles"].get(p.name, 0))} for s in sched.stages for p in s.tasks]}
     files["sim/design.json"] = (json.dumps(design, indent=2, sort_keys=True) + "\n").encode()
     return files
-
-
-def act_mem_ports(core: Dict) -> Dict:
-    """The activation memory's ports (hlsgen_act_mem), client by client, as (first port, ports):
-    reads `rc` (each core's NR read lanes), `rb` (each bundle's write channels: a port per
-    element of its widest beat, the channel on W next chooses the addresses), `ro` (each output
-    stream's beat); writes `wc` (each core's NW write lanes), `wb` (each bundle's read channels
-    into staging regions, widest beat), `wi` (each input stream's beat). `NRP`, `NWP`: all of
-    them; `clients`: every group's name and ports, for the top's comments and the report."""
-    ports = {"NRP": 0, "NWP": 0, "clients": [], "rc": {}, "rb": {}, "ro": {}, "wc": {}, "wb": {}, "wi": {}}
-
-    def take(kind: str, key: str, name: str, n: int):
-        if n <= 0:
-            return
-        total = "NRP" if kind[0] == "r" else "NWP"
-        ports[kind][key] = (ports[total], n)
-        ports["clients"].append({"port": kind[0], "first": ports[total], "n": n, "client": name})
-        ports[total] += n
-
-    for c in core["cores"]:
-        take("rc", c["index"], f"core{c['index']} read lanes", c["params"]["NR"])
-    for b in core["bundles"]:
-        take("rb", b["name"], f"m_axi {b['name']} write beats",
-             max([ch["beat"] for ch in b["channels"] if ch["write"]], default=0))
-    for o in core["outputs"]:
-        take("ro", o["name"], f"output {o['name']} beats", o["beat"])
-    for c in core["cores"]:
-        take("wc", c["index"], f"core{c['index']} write lanes", c["params"]["NW"])
-    for b in core["bundles"]:
-        take("wb", b["name"], f"m_axi {b['name']} read beats",
-             max([ch["beat"] for ch in b["channels"] if not ch["write"] and ch["what"] != "weights"], default=0))
-    for i in core["inputs"]:
-        take("wi", i["name"], f"input {i['name']} beats", i["beat"])
-    return ports
 
 
 def _synth_context(core: Dict, sched, device) -> Dict:
