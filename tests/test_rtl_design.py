@@ -232,22 +232,24 @@ def test_verilator_builds_compile_through_ccache(monkeypatch):
 
 
 def test_a_stalled_stage_is_named(exported, tmp_path):
-    """A core that waits for rows nobody writes (here: its word edited to wait for a million
-    rows of counter 0) stops the design; the report names the stage, core, task and word."""
-    import re
+    """A core that waits for rows nobody writes (here: its word edited to wait for more rows of
+    counter 0 than the memory has) stops the design; the report names the stage, core, task and
+    word."""
     from hlsgen.backends.rtl.core import NX, SRC_FIELDS, X_FIELD
     out, b = build(exported, tmp_path, "residual", "dataflow", "free")
     assert b.returncode == 0
     design = json.loads((out / "sim" / "design.json").read_text())
     core = design["cores"][1]
-    nf = int(re.search(r"\.NF\((\d+)\)", (out / "rtl" / "hlsgen_top.sv").read_text()).group(1))
+    p = design["synth"]["cores"][1]["core_params"]
+    nf, pfb = p["NF"], p["PFB"]
     prog = out / "rtl" / "program1.mem"                             # core1's own words
-    rows = prog.read_text().split()                                 # a word a row, field k at bits 32k
-    fields = [int(rows[0], 16) >> (32 * k) & 0xFFFFFFFF for k in range(nf)]
+    rows = prog.read_text().split()                                 # a word a row, field k at bits PFB k
+    fields = [int(rows[0], 16) >> (pfb * k) & ((1 << pfb) - 1) for k in range(nf)]
     src0 = nf - NX + X_FIELD["SRC0"]                                # the word's source 0 (the word layout)
     fields[src0 + SRC_FIELDS.index("ID")] = 0                       # counter 0
-    fields[src0 + SRC_FIELDS.index("ALL")] = 1_000_000              # ... all of a million rows
-    rows[0] = f"{sum(v << (32 * k) for k, v in enumerate(fields)):0{8 * nf}x}"
+    fields[src0 + SRC_FIELDS.index("ALL")] = (1 << (pfb - 1)) - 1   # ... all of more rows than the memory has
+    assert (1 << (pfb - 1)) - 1 > design["synth"]["act_mem"]["words"]
+    rows[0] = f"{sum(v << (pfb * k) for k, v in enumerate(fields)):0{-(-pfb * nf // 4)}x}"
     prog.write_text("\n".join(rows) + "\n")
     r, res = sim(out)
     assert r.returncode != 0 and not res["passed"]
@@ -282,8 +284,8 @@ def test_each_core_holds_only_its_own_words_and_weights(exported, tmp_path, mode
         assert info["words"] == len(prog) == p["NT"], (info, len(prog))
         words += len(prog)
         taps, rqs = set(), set()
-        for row in prog:
-            f = [int(row, 16) >> (32 * k) & 0xFFFFFFFF for k in range(p["NF"])]
+        assert len(prog[0]) == -(-p["NF"] * p["PFB"] // 4) and p["PFB"] == p["CB"] < 32   # a field at CB bits
+        for f in _program_words(out, c):
             if f[WORD["KIND"]] == KIND_WINDOW:
                 tap = f[p["NF"] - NX + X_FIELD["TAP"]]
                 taps |= set(range(tap, tap + f[WORD["W_CG"]] * f[WORD["W_KH"]] * f[WORD["W_KW"]]))
@@ -309,10 +311,10 @@ def test_each_core_holds_only_its_own_words_and_weights(exported, tmp_path, mode
 
 def _program_words(out, core):
     """A built core's configuration words, decoded from its program<k>.mem (a row per word, field
-    k at bits 32k..32k+31, signed)."""
-    nf = core["core_params"]["NF"]
+    k at bits PFB k .. PFB k + PFB - 1, signed)."""
+    nf, b = core["core_params"]["NF"], core["core_params"]["PFB"]
     rows = [int(r, 16) for r in (out / "rtl" / core["core_tables"]["PROGRAM"]).read_text().split()]
-    return [[(r >> (32 * k) & 0xFFFFFFFF) - ((r >> (32 * k + 31) & 1) << 32) for k in range(nf)] for r in rows]
+    return [[(r >> (b * k) & ((1 << b) - 1)) - ((r >> (b * k + b - 1) & 1) << b) for k in range(nf)] for r in rows]
 
 
 @pytest.mark.parametrize("design", ["demo", "streamed"])

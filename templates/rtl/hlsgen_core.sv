@@ -91,7 +91,7 @@
 // dim split into quotient and remainder).
 //
 // Tables ($readmemh, written by hlsgen.backends.rtl.core), each holding only this core's own:
-// PROGRAM (its NT words of NF x 32 bits, one row per word, field k at bits 32k + 31 .. 32k),
+// PROGRAM (its NT words of NF x PFB bits, one row per word, field k at bits PFB k + PFB - 1 .. PFB k),
 // WROM (its tasks' weights, in rows of WR), TAP (per window word and reduction index r: the
 // tap's offset in the input, ci * H * W + ky * DH * W + kx * DW, 32 bits, then its row and column
 // offsets, 16 bits each), RQ_BIAS, RQ_M0, RQ_M1, RQ_SHIFT, RQ_LO, RQ_HI, RQ_ZP, RQ_HALF_EVEN (one
@@ -112,6 +112,7 @@ module hlsgen_core #(
     parameter int ML = 1,
     parameter int NC = 1,                    // row counters in the design
     parameter int AB = 32,                   // address bits of the activation memory (the ports' widths)
+    parameter int PFB = 32,                  // bits of a field in PROGRAM (core.py: CB, which every field fits)
     parameter int CB = 32,                   // control bits: every count, index and address the control keeps
                                              // (core.py: the core's largest field, memory, table or row count,
                                              // signed, with room for one sum); addresses wrap in the low AB bits
@@ -191,7 +192,7 @@ module hlsgen_core #(
     localparam int DPL = WD - 1;             // hlsgen_core_dp's latency, operands to outputs (WD less the read stage)
 
     // ---------------------------------------------------------------- tables
-    logic [NF * 32 - 1:0] prog[NT];         // a word is a row: the fetch reads one row, not NF entries
+    logic [NF * PFB - 1:0] prog[NT];        // a word is a row: the fetch reads one row, not NF entries
     logic [WR * WB - 1:0] wrom[WROM_ROWS];  // weight i: row i / WR, bits WB * (i % WR)
     logic [79:0] tap[TAP_WORDS];
     logic signed [PW-1:0] rq_bias[RQ_ROWS];
@@ -221,11 +222,11 @@ module hlsgen_core #(
     ctl_t lat;                               // drain cycles left
     // the word the fetch reads (0 on start, pc after), as one row of the program ROM
     int fw;
-    logic [NF * 32 - 1:0] frow;
+    logic [NF * PFB - 1:0] frow;
     assign fw = state == IDLE ? 0 : int'(pc);
     assign frow = prog[fw < NT ? fw : 0];
     function automatic ctl_t pf(input int k); // field k of the row
-        return ctl_t'(frow[k * 32 +: 32]);
+        return ctl_t'($signed(frow[k * PFB +: PFB]));
     endfunction
 
     // has source t's row `row` been written? (rows counted as the top's counters count them;

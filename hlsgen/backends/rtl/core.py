@@ -687,28 +687,30 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         n = len(words[c]) // nf
         if not n:                            # (a core is made for a task that has words)
             raise ValueError(f"core {c} has no configuration words")
-        # one row per word (field k at bits 32k..32k+31), so that a fetch is one read of one row
-        rows = [sum((words[c][w * nf + k] & 0xFFFFFFFF) << (32 * k) for k in range(nf)) for w in range(n)]
         # a WROM row of wr[c] weights (the first in the low bits), and a row of zeros after the
         # last where a lane reads two rows (not aligned)
         wrom = wroms[c] + [0] * (-len(wroms[c]) % wr[c] + (wr[c] if not aligned[c] or not wroms[c] else 0))
         wmask = (1 << st["wbits"]) - 1
         wrows = [sum((wrom[r + e] & wmask) << (e * st["wbits"]) for e in range(wr[c])) for r in range(0, len(wrom), wr[c])]
-        files = {"PROGRAM": write_mem(outdir / f"program{c}.mem", rows, 32 * nf),
-                 "WROM": write_mem(outdir / f"wrom{c}.mem", wrows, wr[c] * st["wbits"]),
-                 "TAP": write_mem(outdir / f"tap{c}.mem", taps[c] or [0], TAP_BITS)}
         sel = rqs[c] or [0]                  # (a core without requantizing words: one row, unused)
-        for param, name, values, bits in rq_tables:
-            files[param] = write_mem(outdir / f"{name}{c}.mem", [values[r] for r in sel], bits)
         # the control's width (CB): signed, with room for a sum of two of the largest value it keeps or
         # compares: a field of its words, an address in the memory (every row count is below the memory's
         # size), a weight index, a tap or requantization row, a word number (addresses only need their
         # low AB bits, so they may wrap)
         largest = max([abs(v) for v in words[c]] + [len(image), len(wrom), len(taps[c]), len(sel), n])
+        cb = min(32, largest.bit_length() + 2)
+        # one row per word, field k at bits PFB k .. PFB k + PFB - 1 (two's complement), so that a
+        # fetch is one read of one row; PFB = CB: every field fits the control's width
+        rows = [sum((words[c][w * nf + k] & ((1 << cb) - 1)) << (cb * k) for k in range(nf)) for w in range(n)]
+        files = {"PROGRAM": write_mem(outdir / f"program{c}.mem", rows, cb * nf),
+                 "WROM": write_mem(outdir / f"wrom{c}.mem", wrows, wr[c] * st["wbits"]),
+                 "TAP": write_mem(outdir / f"tap{c}.mem", taps[c] or [0], TAP_BITS)}
+        for param, name, values, bits in rq_tables:
+            files[param] = write_mem(outdir / f"{name}{c}.mem", [values[r] for r in sel], bits)
         cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]),
                       "what": ", ".join(label(name, 40) for name in what[c]),
                       "tables": {"NT": n, "WROM_ROWS": len(wrows), "WR": wr[c], "TAP_WORDS": max(1, len(taps[c])),
-                                 "RQ_ROWS": len(sel), "CB": min(32, largest.bit_length() + 2)},
+                                 "RQ_ROWS": len(sel), "CB": cb, "PFB": cb},
                       "files": {k: f"../rtl/{p.name}" for k, p in files.items()}})
     for ch in channels:                      # triggered by its task's first word (a core's words count from 0)
         ch.word = first_word[ch.task][1]

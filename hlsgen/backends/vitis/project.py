@@ -205,7 +205,7 @@ def _synth_context(core: Dict, sched, device) -> Dict:
             # requantization rows (each its own words and its tasks' weights, taps and rows), summed
             "memories_bits": {"activations": core["mem_words"] * p["SB"],
                               "weights": sum(c["params"]["WROM_ROWS"] * c["params"]["WR"] * p["WB"] for c in core["cores"]),
-                              "programs": sum(c["params"]["NT"] * p["NF"] * 32 for c in core["cores"]),
+                              "programs": sum(c["params"]["NT"] * p["NF"] * c["params"]["PFB"] for c in core["cores"]),
                               "taps": sum(c["params"]["TAP_WORDS"] * TAP_BITS for c in core["cores"]),
                               "requantization_rows": sum(c["params"]["RQ_ROWS"] * rq_bits for c in core["cores"])}}
 
