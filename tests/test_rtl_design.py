@@ -58,6 +58,33 @@ def test_rtl_sim_bit_exact(exported, tmp_path, net, mode, target):
     moved = sum(b["read"] + b["written"] for b in res["offchip_beats"].values())
     assert (offchip > 0) == (moved > 0), (offchip, res["offchip_beats"])
     assert not res["axi_errors"], res["axi_errors"]
+    # the activation memory's bank accesses, as simulated: more cyclic banks only split a bank's
+    # accesses, and no cycle has more than every port's
+    worst = [res["bank_accesses"]["worst_per_bank"][str(1 << j)] for j in range(10)]
+    am = design["synth"]["act_mem"]
+    assert all(a >= b >= 1 for a, b in zip(worst, worst[1:])) and worst[0] <= am["read_ports"] + am["write_ports"], worst
+
+
+def test_a_read_not_enabled_is_poisoned(exported, tmp_path):
+    """Every read of the activation memory that a client uses is enabled (re), as a block RAM's
+    read must be: the simulated memory returns the complement of the word for a read that is not,
+    so the design's outputs would show it. With one read lane of every core never enabled, the
+    outputs are wrong; as built, they are right. The simulated bank accesses count what the
+    clients enable: with 1 bank, at least an input beat's elements in one cycle."""
+    out, b = build(exported, tmp_path, "residual", "dataflow", "free")
+    assert b.returncode == 0, b.stderr
+    r, res = sim(out)
+    assert r.returncode == 0 and res["passed"], r.stdout[-2000:]
+    design = json.loads((out / "sim" / "design.json").read_text())
+    beat = max(p["beat"] for p in design["inputs"])
+    assert res["bank_accesses"]["worst_per_bank"]["1"] >= beat > 1, (res["bank_accesses"], beat)
+    core = out / "rtl" / "hlsgen_core.sv"
+    text = core.read_text()
+    enable = "re[k] = (w_fire && w_rlive[k]) || (e_fire && e_rlive[k]);"
+    assert text.count(enable) == 1
+    core.write_text(text.replace(enable, "re[k] = k != 0 && ((w_fire && w_rlive[k]) || (e_fire && e_rlive[k]));"))
+    r, res = sim(out)
+    assert r.returncode != 0 and not res["passed"] and res["mismatches"] > 0, res
 
 
 def test_rtl_sim_of_mixed_stages_with_spills(exported, tmp_path):

@@ -101,6 +101,21 @@ async def _trace_words(dut, design, out: list):
                 out.append([t, k, int(core.wnum.value)])
 
 
+def _bank_probe(dut):
+    """What banking the activation memory would face, as hlsgen_act_mem measured it over the run
+    (its bank_worst; None on RTL without it, such as Vitis's): for NB = 1, 2, 4 .. 512 cyclic
+    banks, the most enabled reads and writes that fell into one bank in one cycle."""
+    try:
+        bits = int(dut.act_mem.m.bank_worst.value)
+    except (AttributeError, ValueError):
+        return None
+    worst = {str(1 << j): bits >> (16 * j) & 0xFFFF for j in range(10)}
+    return {"figures": "simulated: the most enabled reads and writes of the activation memory that fell into one "
+                       "bank in any cycle, for NB cyclic banks (bank = address mod NB; two reads of one address count "
+                       "twice); a true dual-port block RAM serves 2 a cycle",
+            "worst_per_bank": worst}
+
+
 @cocotb.test()
 async def design_matches_golden(dut):
     root = Path(os.environ["HLSGEN_PROJECT"])
@@ -194,6 +209,9 @@ async def design_matches_golden(dut):
               "axi_errors": [e for d in ddrs for e in d.errors][:10]}
     if trace:
         result["word_starts"] = trace           # [cycle from ap_start, core, word]
+    probe = _bank_probe(dut)
+    if probe:
+        result["bank_accesses"] = probe
     if os.environ.get("HLSGEN_TRACE") == "1":   # every m_axi handshake, in cycles from ap_start
         start = round(t0 / 10)
         result["axi_events"] = {d.name: [[c - start, what, n] for c, what, n in d.events] for d in ddrs}

@@ -11,6 +11,16 @@
 // the module as a black box): one array with a port per lane is not a block RAM. Banking it so
 // that every bank has the ports a block RAM has is the step after this one (docs/rtl.md).
 // Ports are packed vectors (port k at [k * W +: W]) so that a black box keeps them.
+//
+// A read port reads only when its enable `re` is high (a block RAM's enable): a client enables
+// exactly the reads it uses. In simulation (Verilator) a read whose enable is low returns the
+// word's complement, never the word, so a client that used a read it did not enable would
+// show in the design's outputs; in synthesis rdata holds, as a block RAM's does.
+// Simulation also measures what banking this memory would face (bank_worst): for NB = 2^j banks
+// (j = 0 .. NPB - 1), cyclic (bank = address mod NB), the most enabled reads and writes that fall
+// into one bank in any cycle (16 bits each, entry j at [16 j +: 16]; the testbench writes them
+// into results/sim.json). Two reads of one address count twice. A true dual-port block RAM
+// serves two accesses per cycle.
 module hlsgen_act_mem #(
     parameter int WORDS = 1,
     parameter int SB = 9,
@@ -21,6 +31,7 @@ module hlsgen_act_mem #(
 ) (
     input  logic              clk,
     input  logic [NRP*AB-1:0] raddr,
+    input  logic [NRP-1:0]    re,
     output logic [NRP*SB-1:0] rdata,
     input  logic [NWP-1:0]    we,
     input  logic [NWP*AB-1:0] waddr,
@@ -30,6 +41,27 @@ module hlsgen_act_mem #(
     initial $readmemh(FILE, mem);
     always_ff @(posedge clk) begin
         for (int k = 0; k < NWP; k++) if (we[k]) mem[waddr[k * AB +: AB]] <= wdata[k * SB +: SB];
-        for (int k = 0; k < NRP; k++) rdata[k * SB +: SB] <= mem[raddr[k * AB +: AB]];
+        for (int k = 0; k < NRP; k++)
+`ifdef VERILATOR
+            rdata[k * SB +: SB] <= re[k] ? mem[raddr[k * AB +: AB]] : ~mem[raddr[k * AB +: AB]];
+`else
+            if (re[k]) rdata[k * SB +: SB] <= mem[raddr[k * AB +: AB]];
+`endif
     end
+`ifdef VERILATOR
+    localparam int NPB = 10;                 // 1 .. 512 banks
+    logic [16*NPB-1:0] bank_worst /* verilator public_flat_rd */;
+    initial bank_worst = '0;
+    always_ff @(posedge clk) begin
+        automatic int cnt[1 << (NPB - 1)];
+        for (int j = 0; j < NPB; j++) begin
+            automatic int most = 0;
+            for (int b = 0; b < (1 << j); b++) cnt[b] = 0;
+            for (int k = 0; k < NRP; k++) if (re[k]) cnt[int'(raddr[k * AB +: AB]) & ((1 << j) - 1)] += 1;
+            for (int k = 0; k < NWP; k++) if (we[k]) cnt[int'(waddr[k * AB +: AB]) & ((1 << j) - 1)] += 1;
+            for (int b = 0; b < (1 << j); b++) if (cnt[b] > most) most = cnt[b];
+            if (most > int'(bank_worst[16 * j +: 16])) bank_worst[16 * j +: 16] <= 16'(most);
+        end
+    end
+`endif
 endmodule

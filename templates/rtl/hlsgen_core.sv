@@ -160,6 +160,7 @@ module hlsgen_core #(
     input  logic                 start,
     output logic                 done,
     output logic [AB-1:0]        raddr[NR],
+    output logic                 re[NR],     // the read at raddr is used: its step fires and its lane is live
     input  logic signed [SB-1:0] rdata[NR],
     output logic                 we[NW],
     output logic [AB-1:0]        waddr[NW],
@@ -337,10 +338,14 @@ module hlsgen_core #(
     ctl_t e_dst[ML], e_row[ML];
     logic e_ready;
     ctl_t e_raddr[NR];
+    logic e_rlive[NR];                       // read k serves a lane that writes (its term exists)
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: addresses are wider than the memory decodes
     always_comb begin                        // each lane's element: where it reads, where it writes (its maps)
         e_ready = 1'b1;
-        for (int k = 0; k < NR; k++) e_raddr[k] = 0;
+        for (int k = 0; k < NR; k++) begin
+            e_raddr[k] = 0;
+            e_rlive[k] = 1'b0;
+        end
         for (int l = 0; l < ML; l++) begin
             e_we[l] = state == ELEM && ctl_t'(l) < PE && i0 + ctl_t'(l) < elements;      // element words have VEC = 1
             e_dst[l] = 0;
@@ -352,11 +357,13 @@ module hlsgen_core #(
                     for (int t = 0; t < 2; t++) begin
                         if (ctl_t'(t) < f[F_E_NT]) begin
                             e_raddr[t * ML + l] = acc[l][1 + t];
+                            e_rlive[t * ML + l] = 1'b1;
                             if (!row_written(t, acc[l][3 + t])) e_ready = 1'b0;
                         end
                     end
                 end else begin                   // move, scatter: one source
                     e_raddr[l] = acc[l][1];
+                    e_rlive[l] = 1'b1;
                     if (!row_written(0, acc[l][3])) e_ready = 1'b0;
                 end
             end
@@ -492,6 +499,10 @@ module hlsgen_core #(
     // (the addresses are computed in CB bits and leave as the memory's AB bits, so synthesis keeps
     // no adder bit above them)
     always_comb for (int k = 0; k < NR; k++) raddr[k] = AB'(state == WIN ? w_raddr[k] : e_raddr[k]);
+    // a read is enabled only when its step fires and its lane uses it (a block RAM's enable): the
+    // memory's simulation poisons every read that is not (hlsgen_act_mem), so a lane that used one
+    // would show in the outputs
+    always_comb for (int k = 0; k < NR; k++) re[k] = (w_fire && w_rlive[k]) || (e_fire && e_rlive[k]);
     // a step's writes: their addresses when it fires, their values WD cycles later, once the read
     // stage has brought the operands and hlsgen_core_dp's DPL stages have computed (q_*[i]: the
     // step that fired i + 1 cycles ago)
