@@ -191,8 +191,8 @@ def test_memory_reads_are_registered(exported, tmp_path, io):
     """Block RAM reads are synchronous, so the RTL reads its activation memory only through
     registers. The memory is one module, hlsgen_act_mem, which reads its array only in an
     always_ff; the top has no array of its own and reaches the memory only through that
-    module's ports (behind hlsgen_top_mem, which fixes the design's sizes), client by client (its comment lists them): every core's read and write
-    lanes, the output streams' beats (the address of the beat sent next, send_idx) and the
+    module's ports (behind hlsgen_top_mem, which fixes the design's sizes), client by client
+    (its comment lists them): every core's read and write lanes, the output streams' beats (the address of the beat sent next, send_idx) and the
     m_axi write channels' beats (the beat hlsgen_m_axi says goes on W next, wr_beat_next), and
     the port counts add up to the module's."""
     import re
@@ -661,7 +661,7 @@ def test_sim_rtl_vitis_runs_the_testbench_on_verilog_where_csynth_puts_it(export
     vdir = out / "hls_prj" / "sol1" / "syn" / "verilog"
     vdir.mkdir(parents=True)
     for i, name in enumerate(json.loads((out / "sim" / "design.json").read_text())["sources"]):
-        text = (out / "rtl" / name).read_text().replace("module hlsgen_top", "module hlsgen_kernel")
+        text = (out / "rtl" / name).read_text().replace("module hlsgen_top (", "module hlsgen_kernel (")
         text = text.replace('"../rtl/', '"./').replace('.mem"', '.dat"')
         (vdir / f"{i:02d}_{Path(name).stem}.v").write_text(text)     # (run_design takes them in name order)
     tables = sorted((out / "rtl").glob("*.mem"))

@@ -40,9 +40,8 @@ STATIC_FILES = ("hlsgen_requant.h", "hlsgen_axis.h")
 
 
 def _env():
-    import jinja2
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)), undefined=jinja2.StrictUndefined,
-                              keep_trailing_newline=True)
+    from ..jinja import environment
+    return environment(str(TEMPLATE_DIR))
 
 
 def encode(values: np.ndarray, cw: int) -> bytes:
@@ -147,8 +146,9 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
     amem = act_mem_ports(core)
     ctx = dict(core, version=__version__, model=k["model"], amem=amem)
     files["rtl/hlsgen_act_mem.sv"] = (RTL_DIR / "hlsgen_act_mem.sv").read_bytes()
-    files["rtl/hlsgen_top_mem.sv"] = _env_rtl().get_template("top_mem.sv.j2").render(**ctx).encode()
-    files["rtl/hlsgen_top.sv"] = _env_rtl().get_template("top.sv.j2").render(**ctx).encode()
+    env = _env_rtl()
+    files["rtl/hlsgen_top_mem.sv"] = env.get_template("top_mem.sv.j2").render(**ctx).encode()
+    files["rtl/hlsgen_top.sv"] = env.get_template("top.sv.j2").render(**ctx).encode()
     for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py", "ddr.py", "yosys.py", "yosys_deep.py",
                  "synth_design.py"):
         files[f"sim/hlsgen_sim/{name}"] = (sim_lib / name).read_bytes()
@@ -211,11 +211,9 @@ def _synth_context(core: Dict, sched, device) -> Dict:
 
 
 def _env_rtl():
-    import jinja2
-
+    from ..jinja import environment
     from ..rtl.modules import RTL_DIR
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(RTL_DIR)), undefined=jinja2.StrictUndefined,
-                              keep_trailing_newline=True)
+    return environment(str(RTL_DIR))
 
 
 def build_facts(k: Dict) -> Dict:

@@ -218,10 +218,8 @@ def graph_task_contexts(graph: Graph, plans: Dict = None) -> List[Dict]:
 
 
 def render_tasks(contexts: List[Dict]) -> str:
-    import jinja2
-
+    from ..jinja import environment
     from .cpp import TEMPLATE_DIR
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)), undefined=jinja2.StrictUndefined,
-                             trim_blocks=False, lstrip_blocks=False, keep_trailing_newline=True)
+    env = environment(str(TEMPLATE_DIR))
     mod = env.get_template("tasks.cpp.j2").module
     return "\n".join(str(mod.task(c)) for c in contexts)
