@@ -106,10 +106,11 @@ def _bank_probe(dut):
     (its bank_worst; None on RTL without it, such as Vitis's): for NB = 1, 2, 4 .. 512 cyclic
     banks, the most enabled reads and writes that fell into one bank in one cycle."""
     try:
-        bits = int(dut.act_mem.m.bank_worst.value)
+        probe = dut.act_mem.m.bank_worst           # 16 bits per bank count, NPB of them
+        bits, npb = int(probe.value), len(probe) // 16
     except (AttributeError, ValueError):
         return None
-    worst = {str(1 << j): bits >> (16 * j) & 0xFFFF for j in range(10)}
+    worst = {str(1 << j): bits >> (16 * j) & 0xFFFF for j in range(npb)}
     return {"figures": "simulated: the most enabled reads and writes of the activation memory that fell into one "
                        "bank in any cycle, for NB cyclic banks (bank = address mod NB; two reads of one address count "
                        "twice); a true dual-port block RAM serves 2 a cycle",

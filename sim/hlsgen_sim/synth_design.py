@@ -52,8 +52,8 @@ def _synth(out: Path, c: dict, what: str) -> dict:
 def _synth_top(out: Path, design: dict) -> dict:
     """Yosys cell counts of the whole design, hlsgen_top, with its activation memory kept as a
     black box (read_slang --blackboxed-module hlsgen_top_mem: the design's hlsgen_act_mem behind
-    ports of fixed widths, which hlsgen_top.sv defines for this): its cores, stream ports, m_axi bundles, AXI4-Lite control, row counters and
-    tables. yowasp's Yosys reads only below its working folder, so the sources and every table
+    ports of fixed widths, rendered into rtl/hlsgen_top_mem.sv for this): its cores, stream ports,
+    m_axi bundles, AXI4-Lite control, row counters and tables. yowasp's Yosys reads only below its working folder, so the sources and every table
     go there, the top's table paths ("../rtl/NAME") made plain names."""
     work = out / "build" / "yosys" / "top"
     work.mkdir(parents=True, exist_ok=True)
