@@ -11,7 +11,9 @@ def act_mem_ports(core: Dict) -> Dict:
     element of its widest beat, the channel on W next chooses the addresses), `ro` (each output
     stream's beat); writes `wc` (each core's NW write lanes), `wb` (each bundle's read channels
     into staging regions, widest beat), `wi` (each input stream's beat). `NRP`, `NWP`: all of
-    them; `clients`: every group's name and ports, for the top's comments and the report."""
+    them; `clients`: every group's name and ports, for the top's comments and the report;
+    `AB`, `SB`: its address and word bits, and the widths of its packed port vectors (`raddr`,
+    `re`, `rdata`, `we`, `waddr`, `wdata`: a port's AB or SB bits, or 1 bit, per port)."""
     ports = {"NRP": 0, "NWP": 0, "clients": [], "rc": {}, "rb": {}, "ro": {}, "wc": {}, "wb": {}, "wi": {}}
 
     def take(kind: str, key: str, name: str, n: int):
@@ -36,4 +38,8 @@ def act_mem_ports(core: Dict) -> Dict:
              max([ch["beat"] for ch in b["channels"] if not ch["write"] and ch["what"] != "weights"], default=0))
     for i in core["inputs"]:
         take("wi", i["name"], f"input {i['name']} beats", i["beat"])
+    ab, sb = int(core["core_params"]["AB"]), int(core["sb"])
+    nr, nw = ports["NRP"], ports["NWP"]
+    ports.update(AB=ab, SB=sb, widths={"raddr": nr * ab, "re": nr, "rdata": nr * sb,
+                                       "we": nw, "waddr": nw * ab, "wdata": nw * sb})
     return ports
