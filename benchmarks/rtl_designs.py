@@ -13,6 +13,11 @@ A second table gives what banking the activation memory would face in each simul
 writes that fell into one bank in any cycle with 1, 8, 64 and 512 cyclic banks, and the fewest
 banks (up to 512) at which no bank ever had more than the 2 accesses of a true dual-port block
 RAM. `--banks FILE` prints that table from a JSON this script wrote.
+
+--weigh-banks runs each simulation with `make sim SIM_ARGS=--banks` (the activation memory's
+access trace, weighed by sim/hlsgen_sim/banks.py) and prints a third table: the fewest cyclic
+banks that serve every cycle with at most 2 accesses each when every stored tensor has a memory
+of its own, and the same with each tensor banked by its coordinates (results/banks.json).
 """
 import argparse
 import json
@@ -34,7 +39,8 @@ def main():
     ap.add_argument("--target", choices=sorted(TARGETS), action="append")
     ap.add_argument("--mode", choices=["dataflow", "sequential", "auto"], action="append")
     ap.add_argument("--io", choices=["auto", "onchip", "offchip"], default="auto")
-    ap.add_argument("--banks", type=Path, help="only print the bank table of this rtl_designs JSON")
+    ap.add_argument("--banks", type=Path, help="only print the bank tables of this rtl_designs JSON")
+    ap.add_argument("--weigh-banks", action="store_true", help="trace the activation memory and weigh banking schemes")
     a = ap.parse_args()
     if a.banks:
         bank_table(json.loads(a.banks.read_text()))
@@ -56,8 +62,11 @@ def main():
                     if b.returncode != 0:
                         print(f"| {net} | {target} | {mode} | (refused: does not fit) | | | |", flush=True)
                         continue
-                    r = subprocess.run(["make", "-C", str(out), "sim"], capture_output=True, text=True)
+                    r = subprocess.run(["make", "-C", str(out), "sim", *(["SIM_ARGS=--banks"] if a.weigh_banks else [])],
+                                       capture_output=True, text=True)
                     res = json.loads((out / "results" / "sim.json").read_text())
+                    if a.weigh_banks:
+                        res["banks"] = json.loads((out / "results" / "banks.json").read_text())
                     print(f"| {net} | {target} | {mode} | {res['cycles']:,} | {res['predicted_cycles']:,} | "
                           f"{res['cycle_error']:+.1%} | {'yes' if res['passed'] and r.returncode == 0 else 'NO'} |",
                           flush=True)
@@ -82,6 +91,23 @@ def bank_table(rows):
         fit = next((nb for nb in sorted(w, key=int) if w[nb] <= 2), None)
         print(f"| {r['net']} | {r['target']} | {r['mode']} | {w['1']} | {w['8']} | {w['64']} | {w['512']} | "
               f"{fit or 'none up to 512'} |")
+    weighed = [r for r in rows if "banks" in r]
+    if weighed:
+        print("\n| net | target | mode | a memory per tensor, cyclic: fewest banks each with at most 2 | "
+              "per tensor by coordinates: most accesses | banks | words of banks / of tensors | where it is most |")
+        print("|---|---|---|---:|---:|---:|---:|---|")
+        for r in weighed:
+            b = r["banks"]
+            fit = next((nb for nb, v in b["region_cyclic"].items() if v["worst"] <= 2), None)
+            rc = b["region_coordinates"]
+            words = sum(p["words"] for p in rc["regions"])
+            where = ""
+            if rc["worst"] > 2:
+                p = next(p for p in rc["regions"] if p["region"] == rc["worst_region"])
+                where = f"{'x'.join(map(str, p['shape']))}: " + "; ".join(p["clients"][:3])
+            print(f"| {r['net']} | {r['target']} | {r['mode']} | "
+                  f"{(fit + ' per tensor') if fit else 'none up to 512'} | {rc['worst']} | {rc['banks']} | "
+                  f"{rc['words'] / max(words, 1):.2f} | {where} |")
 
 
 if __name__ == "__main__":

@@ -70,14 +70,25 @@ def test_a_read_not_enabled_is_poisoned(exported, tmp_path):
     read must be: the simulated memory returns the complement of the word for a read that is not,
     so the design's outputs would show it. With one read lane of every core never enabled, the
     outputs are wrong; as built, they are right. The simulated bank accesses count what the
-    clients enable: with 1 bank, at least an input beat's elements in one cycle."""
+    clients enable: with 1 bank, at least an input beat's elements in one cycle; and the trace of
+    every access (SIM_ARGS=--banks), weighed by sim/hlsgen_sim/banks.py, gives the same figures
+    as the RTL's own count."""
     out, b = build(exported, tmp_path, "residual", "dataflow", "free")
     assert b.returncode == 0, b.stderr
-    r, res = sim(out)
+    r, res = sim(out, "--banks")
     assert r.returncode == 0 and res["passed"], r.stdout[-2000:]
     design = json.loads((out / "sim" / "design.json").read_text())
     beat = max(p["beat"] for p in design["inputs"])
     assert res["bank_accesses"]["worst_per_bank"]["1"] >= beat > 1, (res["bank_accesses"], beat)
+    banks = json.loads((out / "results" / "banks.json").read_text())
+    assert {nb: v["worst"] for nb, v in banks["cyclic"].items()} == res["bank_accesses"]["worst_per_bank"], banks
+    for v in banks["cyclic"].values():      # the clients named in the worst cycle are the worst's accesses
+        assert sum(int(c.rsplit(" x", 1)[1]) for c in v["clients"]) == v["worst"], v
+    # a memory per tensor, reads of one word sharing a port: never more than the one memory
+    assert all(banks["region_cyclic"][nb]["worst"] <= banks["cyclic"][nb]["worst"] for nb in banks["cyclic"])
+    rc = banks["region_coordinates"]
+    assert 1 <= rc["worst"] <= banks["region_cyclic"]["1"]["worst"] and rc["banks"] >= len(design["synth"]["act_mem"]["regions"])
+    assert "weighs" not in r.stdout and "per tensor, by coordinates" in r.stdout
     core = out / "rtl" / "hlsgen_core.sv"
     text = core.read_text()
     enable = "re[k] = (w_fire && w_rlive[k]) || (e_fire && e_rlive[k]);"

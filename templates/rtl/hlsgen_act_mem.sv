@@ -20,7 +20,10 @@
 // (j = 0 .. NPB - 1), cyclic (bank = address mod NB), the most enabled reads and writes that fall
 // into one bank in any cycle (16 bits each, entry j at [16 j +: 16]; the testbench writes them
 // into results/sim.json). Two reads of one address count twice. A true dual-port block RAM
-// serves two accesses per cycle.
+// serves two accesses per cycle. With the plusarg +mem_trace=FILE, simulation also writes every
+// cycle's enabled accesses into FILE, one line a cycle that has any: the cycle (from the first
+// edge), then ` r<port>:<address>` for each enabled read and ` w<port>:<address>` for each write
+// (hex addresses), for sim/hlsgen_sim/banks.py to weigh banking schemes against.
 module hlsgen_act_mem #(
     parameter int WORDS = 1,
     parameter int SB = 9,
@@ -63,5 +66,26 @@ module hlsgen_act_mem #(
             if (most > int'(bank_worst[16 * j +: 16])) bank_worst[16 * j +: 16] <= 16'(most);
         end
     end
+    int trace_fd;
+    int unsigned cycle;
+    initial begin
+        automatic string path;
+        trace_fd = 0;
+        cycle = 0;
+        if ($value$plusargs("mem_trace=%s", path)) begin
+            trace_fd = $fopen(path, "w");
+            if (trace_fd == 0) $fatal(1, "hlsgen_act_mem: cannot write the trace %s", path);
+        end
+    end
+    always_ff @(posedge clk) begin
+        cycle <= cycle + 1;
+        if (trace_fd != 0 && (|re || |we)) begin
+            $fwrite(trace_fd, "%0d", cycle);
+            for (int k = 0; k < NRP; k++) if (re[k]) $fwrite(trace_fd, " r%0d:%0h", k, raddr[k * AB +: AB]);
+            for (int k = 0; k < NWP; k++) if (we[k]) $fwrite(trace_fd, " w%0d:%0h", k, waddr[k * AB +: AB]);
+            $fwrite(trace_fd, "\n");
+        end
+    end
+    final if (trace_fd != 0) $fclose(trace_fd);
 `endif
 endmodule

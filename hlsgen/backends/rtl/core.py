@@ -501,6 +501,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     alias, program = _aliases(graph, st["program"])
     root = lambda n: alias.get(n, n)   # noqa: E731
     base, tensor_of, by_name, layout, image = _addresses(st, alias)
+    for r in layout:                  # the element order of each region (row-major, as ONNX's)
+        r["shape"] = [int(d) for d in graph.tensors[r["tensor"]].shape]
     core_of, stage_of, stages, ncores = _cores(graph, sched)
     producer = {root(o): t.name for t in graph.tasks if t.name in core_of for o in t.outputs}
     counter = {n: k for k, n in enumerate(sorted(producer, key=lambda n: (stage_of[producer[n]], n)))}

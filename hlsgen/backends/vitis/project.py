@@ -150,7 +150,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
     files["rtl/hlsgen_top_mem.sv"] = env.get_template("top_mem.sv.j2").render(**ctx).encode()
     files["rtl/hlsgen_top.sv"] = env.get_template("top.sv.j2").render(**ctx).encode()
     for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py", "ddr.py", "yosys.py", "yosys_deep.py",
-                 "synth_design.py"):
+                 "synth_design.py", "banks.py"):
         files[f"sim/hlsgen_sim/{name}"] = (sim_lib / name).read_bytes()
     design = {"inputs": [dict(p, file=f"{p['name']}.bin") for p in core["inputs"]],
               "outputs": [dict(p, file=f"{p['name']}.bin") for p in core["outputs"]],
@@ -172,7 +172,11 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
                             # hlsgen_act_mem, which `make synth-yosys SCOPE=top` keeps as a black box
                             # (its words are SB bits, memories_bits.activations in all)
                             act_mem={"words": core["mem_words"], "read_ports": amem["NRP"], "write_ports": amem["NWP"],
-                                     "clients": amem["clients"]}),
+                                     "clients": amem["clients"],
+                                     # its stored tensors (row-major, from base); the words after
+                                     # them are the elementwise constants and staging regions
+                                     "regions": [{k: r[k] for k in ("tensor", "base", "size", "shape")}
+                                                 for r in core["layout"] if r["kind"] != "alias"]}),
               # per task: the core's own count against the schedule's modeled cycles (compute,
               # before any overlap with transfers or other tasks)
               "tasks": [{"task": p.name, "op": p.op, "folding": p.folding.as_list(), "modeled": int(p.cycles),

@@ -1,0 +1,233 @@
+"""What banking the activation memory would face, weighed on a simulated access trace.
+
+`make sim SIM_ARGS=--banks` runs the simulation with hlsgen_act_mem's +mem_trace (every cycle's
+enabled reads and writes, port and address) and then this module, which writes
+results/banks.json and prints a table. For each scheme it gives the most accesses that fall
+into one bank in one cycle (a true dual-port block RAM serves 2), the banks it takes, and the
+clients (sim/design.json's synth.act_mem.clients) that met in that bank in the first such cycle:
+
+- `cyclic`: the one memory as it is, bank = address mod NB, every access counted (two reads
+  of one word count twice, as the RTL's bank_worst probe counts them; results/sim.json's
+  bank_accesses must give the same figures);
+- `region cyclic`: a memory per stored tensor (and one for the words after them: the
+  elementwise constants and staging regions), bank = offset mod NB in each; reads of one word
+  in one cycle share a port;
+- `region coordinates`: a memory per stored tensor, banked by coordinates: of its last three
+  dimensions (C, H, W of an NCHW tensor; 1, N, F of an N x F one), bank = (c mod Bc, h mod Bh,
+  w mod Bw), with the powers of two Bc, Bh, Bw chosen per tensor for the fewest banks that see
+  at most 2 accesses a cycle (the fewest accesses where none does); reads of one word share a
+  port. A bank's depth is its share of the tensor, ceil(C/Bc) ceil(H/Bh) ceil(W/Bw) words per
+  leading index.
+
+Every figure is simulated (Verilator, this design, this input). It says what a layout would
+have to serve; it is not a synthesized memory.
+
+    python sim/hlsgen_sim/banks.py [OUT]     (OUT: the emitted project; default: this one)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+
+_ACCESS = re.compile(r" ([rw])(\d+):([0-9a-fA-F]+)")
+MAX_NB = 512
+
+
+def read_trace(path: Path) -> Dict[str, np.ndarray]:
+    """The trace hlsgen_act_mem wrote (+mem_trace=FILE) as arrays, one element per access:
+    cycle, write (0 read, 1 write), port (within its kind) and address."""
+    cyc: List[int] = []
+    wr: List[int] = []
+    port: List[int] = []
+    addr: List[int] = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            head, _, rest = line.partition(" ")
+            try:
+                c = int(head)
+            except ValueError:
+                raise ValueError(f"{path}:{n}: not a trace line (cycle first): {line.strip()[:60]!r}") from None
+            for kind, p, a in _ACCESS.findall(" " + rest):
+                cyc.append(c)
+                wr.append(kind == "w")
+                port.append(int(p))
+                addr.append(int(a, 16))
+    return {"cycle": np.asarray(cyc, dtype=np.int64), "write": np.asarray(wr, dtype=bool),
+            "port": np.asarray(port, dtype=np.int64), "addr": np.asarray(addr, dtype=np.int64)}
+
+
+def _clients(design: Dict, t: Dict[str, np.ndarray]) -> Tuple[List[str], np.ndarray]:
+    """(client names, each access's client index)."""
+    clients = design["synth"]["act_mem"]["clients"]
+    names = [c["client"] for c in clients]
+    of = np.full(len(t["port"]), -1, dtype=np.int64)
+    for i, c in enumerate(clients):
+        mine = (t["write"] == (c["port"] == "w")) & (t["port"] >= c["first"]) & (t["port"] < c["first"] + c["n"])
+        of[mine] = i
+    if (of < 0).any():
+        k = int(np.argmax(of < 0))
+        raise ValueError(f"trace access {'w' if t['write'][k] else 'r'}{t['port'][k]} is on no client of design.json")
+    return names, of
+
+
+def _worst(cycle: np.ndarray, bank: np.ndarray, keep: np.ndarray) -> Tuple[int, int, int]:
+    """(most accesses on one bank in one cycle, that cycle, that bank) over the kept accesses."""
+    if not keep.any():
+        return 0, -1, -1
+    nb = int(bank.max()) + 1
+    key = cycle[keep] * nb + bank[keep]
+    u, cnt = np.unique(key, return_counts=True)
+    i = int(np.argmax(cnt))
+    return int(cnt[i]), int(u[i] // nb), int(u[i] % nb)
+
+
+def _shared(t: Dict[str, np.ndarray]) -> np.ndarray:
+    """The accesses a banked memory serves, reads of one word in one cycle sharing a port: every
+    write and the first read of each (cycle, address)."""
+    keep = t["write"].copy()
+    reads = np.flatnonzero(~t["write"])
+    if len(reads):
+        _, first = np.unique(np.stack([t["cycle"][reads], t["addr"][reads]]), axis=1, return_index=True)
+        keep[reads[first]] = True
+    return keep
+
+
+def _regions(design: Dict, t: Dict[str, np.ndarray]):
+    """Each access's region (index into the stored tensors; the last index: the words after
+    them) and its offset in it; the regions' names, shapes and sizes."""
+    regs = sorted(design["synth"]["act_mem"]["regions"], key=lambda r: r["base"])
+    end = max([r["base"] + r["size"] for r in regs], default=0)
+    words = int(design["synth"]["act_mem"]["words"])
+    names = [r["tensor"] for r in regs] + ["(constants and staging)"]
+    shapes = [r["shape"] for r in regs] + [[max(1, words - end)]]
+    sizes = [r["size"] for r in regs] + [max(1, words - end)]
+    starts = np.asarray([r["base"] for r in regs] + [end], dtype=np.int64)
+    region = np.searchsorted(starts, t["addr"], side="right") - 1
+    inside = np.asarray([r["base"] + r["size"] for r in regs] + [words + 1], dtype=np.int64)
+    if (region < 0).any() or (t["addr"] >= inside[region]).any():
+        k = int(np.argmax((region < 0) | (t["addr"] >= inside[np.maximum(region, 0)])))
+        raise ValueError(f"trace address {t['addr'][k]:#x} is in no region of design.json")
+    return region, t["addr"] - starts[region], names, shapes, sizes
+
+
+def _pow2s(n: int) -> List[int]:
+    out = [1]
+    while out[-1] < min(n, MAX_NB):
+        out.append(out[-1] * 2)
+    return out
+
+
+def _coords(offset: np.ndarray, shape: Sequence[int]) -> Tuple[np.ndarray, np.ndarray, np.ndarray, Tuple[int, int, int]]:
+    dims = ([1, 1, 1] + [int(d) for d in shape])[-3:]
+    c, h, w = dims
+    return offset // (h * w) % c, offset // w % h, offset % w, (c, h, w)
+
+
+def _who(names: List[str], client: np.ndarray, sel: np.ndarray) -> List[str]:
+    got = {}
+    for i in client[sel]:
+        got[names[int(i)]] = got.get(names[int(i)], 0) + 1
+    return [f"{n} x{k}" for n, k in sorted(got.items(), key=lambda kv: -kv[1])]
+
+
+def weigh(design: Dict, t: Dict[str, np.ndarray], ports: int = 2) -> Dict:
+    """The schemes' figures for one design's trace (see the module's text); coordinate banks
+    are chosen for at most `ports` accesses per bank per cycle with the fewest banks (where no
+    choice reaches it, the fewest accesses)."""
+    names, client = _clients(design, t)
+    cycle, addr = t["cycle"], t["addr"]
+    every = np.ones(len(addr), dtype=bool)
+    out: Dict = {"figures": "simulated (Verilator): accesses of the activation memory per bank per cycle under "
+                            "each banking scheme; a true dual-port block RAM serves 2",
+                 "accesses": int(len(addr)), "cycles_with_accesses": int(len(np.unique(cycle)))}
+    cyc = {}
+    for j in range(10):
+        nb = 1 << j
+        most, at, bank = _worst(cycle, addr % nb, every)
+        sel = (cycle == at) & (addr % nb == bank)
+        cyc[str(nb)] = {"worst": most, "cycle": at, "clients": _who(names, client, sel)}
+    out["cyclic"] = cyc
+    shared = _shared(t)
+    region, offset, rnames, shapes, sizes = _regions(design, t)
+    rc = {}
+    for j in range(10):
+        nb = 1 << j
+        bank = region * nb + offset % nb
+        most, at, b = _worst(cycle, bank, shared)
+        sel = shared & (cycle == at) & (bank == b)
+        rc[str(nb)] = {"worst": most, "banks": nb * len(rnames), "cycle": at,
+                       "region": rnames[b // nb] if most else None, "clients": _who(names, client, sel)}
+    out["region_cyclic"] = rc
+    per = []
+    for r, (rname, shape, size) in enumerate(zip(rnames, shapes, sizes)):
+        mine = shared & (region == r)
+        c, h, w, dims = _coords(offset, shape)
+        best = None
+        for bc in _pow2s(dims[0]):
+            for bh in _pow2s(dims[1]):
+                for bw in _pow2s(dims[2]):
+                    if bc * bh * bw > MAX_NB:
+                        continue
+                    bank = (c % bc * bh + h % bh) * bw + w % bw
+                    most, at, b = _worst(cycle, bank, mine)
+                    key = (max(most, ports), bc * bh * bw, most)
+                    if best is None or key < best[0]:
+                        best = (key, (bc, bh, bw), at, b, bank)
+        (_, nbanks, most), (bc, bh, bw), at, b, bank = best
+        sel = mine & (cycle == at) & (bank == b)
+        per.append({"region": rname, "shape": list(shape), "words": int(size), "accesses": int(mine.sum()),
+                    "worst": most, "banks": nbanks, "Bc": bc, "Bh": bh, "Bw": bw, "cycle": at,
+                    "depth": -(-dims[0] // bc) * -(-dims[1] // bh) * -(-dims[2] // bw) * max(1, int(size) // max(1, dims[0] * dims[1] * dims[2])),
+                    "clients": _who(names, client, sel) if most else []})
+    worst = max(per, key=lambda p: p["worst"])
+    out["region_coordinates"] = {"worst": worst["worst"], "worst_region": worst["region"], "ports": ports,
+                                 "banks": sum(p["banks"] for p in per),
+                                 "words": sum(p["banks"] * p["depth"] for p in per), "regions": per}
+    return out
+
+
+def table(res: Dict) -> List[str]:
+    """The printed summary."""
+    lines = ["banks (simulated accesses per bank per cycle; a true dual-port block RAM serves 2):",
+             "  NB                      " + " ".join(f"{nb:>4}" for nb in res["cyclic"]),
+             "  one memory, cyclic      " + " ".join(f"{v['worst']:>4}" for v in res["cyclic"].values()),
+             "  a memory per tensor     " + " ".join(f"{v['worst']:>4}" for v in res["region_cyclic"].values())]
+    rc = res["region_coordinates"]
+    words = sum(v["words"] for v in rc["regions"])
+    lines.append(f"  per tensor, by coordinates: at most {rc['worst']} (in {rc['worst_region'][:36]}), {rc['banks']} banks, "
+                 f"{rc['words']:,} words of banks for {words:,} words of tensors and constants:")
+    for p in rc["regions"]:
+        who = "; ".join(p["clients"][:4])
+        lines.append(f"    {p['region'][:36]:<36} {'x'.join(map(str, p['shape'])):>14} Bc={p['Bc']:<3} Bh={p['Bh']:<3} "
+                     f"Bw={p['Bw']:<3} worst {p['worst']:>3}" + (f"  ({who})" if p["worst"] > 2 else ""))
+    nb512 = res["cyclic"][str(MAX_NB)]
+    if nb512["worst"] > 2:
+        lines.append(f"  one memory at {MAX_NB} banks: {nb512['worst']} in one bank at cycle {nb512['cycle']}: "
+                     + "; ".join(nb512["clients"][:6]))
+    return lines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", nargs="?", default=str(Path(__file__).resolve().parents[2]))
+    a = ap.parse_args(argv)
+    out = Path(a.out)
+    trace = out / "results" / "mem_trace.txt"
+    if not trace.exists():
+        print(f"banks: no trace at {trace}; run `make sim SIM_ARGS=--banks`", file=sys.stderr)
+        return 2
+    design = json.loads((out / "sim" / "design.json").read_text())
+    res = weigh(design, read_trace(trace))
+    (out / "results" / "banks.json").write_text(json.dumps(res, indent=2) + "\n")
+    print("\n".join(table(res)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""sim/hlsgen_sim/banks.py, which weighs banking schemes for the activation memory on a
+simulated access trace, on traces whose answers are known by hand."""
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "sim"))
+from hlsgen_sim import banks  # noqa: E402
+
+
+def design(regions, words, clients):
+    return {"synth": {"act_mem": {"words": words, "regions": regions, "clients": clients}}}
+
+
+# one tensor of 1x2x4x4 at 0 and one of 1x8 at 32; core0 reads with 8 lanes, core1 writes with 2
+DESIGN = design([{"tensor": "x", "base": 0, "size": 32, "shape": [1, 2, 4, 4]},
+                 {"tensor": "y", "base": 32, "size": 8, "shape": [1, 8]}], 40,
+                [{"client": "core0 read lanes", "port": "r", "first": 0, "n": 8},
+                 {"client": "core1 write lanes", "port": "w", "first": 0, "n": 2}])
+
+
+def trace(tmp_path, lines):
+    p = tmp_path / "mem_trace.txt"
+    p.write_text("".join(l + "\n" for l in lines))
+    return banks.read_trace(p)
+
+
+def test_schemes_on_a_trace_known_by_hand(tmp_path):
+    # cycle 5: the 8 lanes read row 0 of both channels of x (addresses 0-3 and 16-19), and
+    # core1 writes y[0], y[4]; cycle 9: all 8 lanes read the same word, x[c=1, h=2, w=1] (25)
+    row = " ".join(f"r{k}:{a:x}" for k, a in enumerate([0, 1, 2, 3, 16, 17, 18, 19]))
+    t = trace(tmp_path, [f"5 {row} w0:20 w1:24", "9 " + " ".join(f"r{k}:19" for k in range(8))])
+    res = banks.weigh(DESIGN, t)
+    assert res["accesses"] == 18 and res["cycles_with_accesses"] == 2
+    # one memory: 10 accesses in cycle 5 with 1 bank; the 8 reads of one word count 8 in every bank count
+    assert [res["cyclic"][str(1 << j)]["worst"] for j in range(6)] == [10, 8, 8, 8, 8, 8]
+    assert res["cyclic"]["1"]["clients"] == ["core0 read lanes x8", "core1 write lanes x2"]
+    assert res["cyclic"]["4"]["cycle"] == 9
+    # a memory per tensor, reads of one word sharing a port: x sees 8 reads in cycle 5 (distinct words)
+    assert res["region_cyclic"]["1"]["worst"] == 8 and res["region_cyclic"]["1"]["region"] == "x"
+    # (x's offsets 0-3 and 16-19 meet mod 16, not mod 32)
+    assert res["region_cyclic"]["16"]["worst"] == 2 and res["region_cyclic"]["32"]["worst"] == 1
+    # by coordinates: x needs 4 banks for 2 a cycle (w mod 4: each bank one word of each channel);
+    # y's two writes (offsets 0 and 4) share one bank until Bw = 8, but 2 is what a bank serves
+    x, y, rest = res["region_coordinates"]["regions"]
+    assert (x["Bc"], x["Bh"], x["Bw"], x["worst"], x["banks"], x["depth"]) == (1, 1, 4, 2, 4, 8)
+    assert (y["Bw"], y["worst"], y["banks"]) == (1, 2, 1) and rest["accesses"] == 0
+    assert res["region_coordinates"]["worst"] == 2
+    # asked for 1 access a bank, x takes 8 banks (channel and w mod 4) and y 2
+    one = banks.weigh(DESIGN, t, ports=1)["region_coordinates"]["regions"]
+    assert (one[0]["banks"], one[0]["worst"], one[1]["banks"], one[1]["worst"]) == (8, 1, 8, 1)
+    assert "per tensor, by coordinates: at most 2" in "\n".join(banks.table(res))
+
+
+def test_a_trace_outside_the_design_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="r9 is on no client"):
+        banks.weigh(DESIGN, trace(tmp_path, ["1 r9:0"]))
+    with pytest.raises(ValueError, match="0x40 is in no region"):
+        banks.weigh(DESIGN, trace(tmp_path, ["1 r0:40"]))
+    with pytest.raises(ValueError, match="not a trace line"):
+        trace(tmp_path, ["r0:1"])
