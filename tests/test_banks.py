@@ -57,7 +57,7 @@ def test_schemes_on_a_trace_known_by_hand(tmp_path):
 def test_a_trace_outside_the_design_is_refused(tmp_path):
     with pytest.raises(ValueError, match="r9 is on no client"):
         banks.weigh(DESIGN, trace(tmp_path, ["1 r9:0"]))
-    with pytest.raises(ValueError, match="0x40 is in no region"):
-        banks.weigh(DESIGN, trace(tmp_path, ["1 r0:40"]))
+    with pytest.raises(ValueError, match="0x28 is in no region"):
+        banks.weigh(DESIGN, trace(tmp_path, ["1 r0:28"]))
     with pytest.raises(ValueError, match="not a trace line"):
         trace(tmp_path, ["r0:1"])

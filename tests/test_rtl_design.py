@@ -103,7 +103,9 @@ def test_rtl_sim_of_mixed_stages_with_spills(exported, tmp_path):
     its stages fixed: the stem conv in a sequential stage, the other nine tasks in a dataflow
     one, every stage its own cores) whose stem output, too large for the on-chip scratchpads,
     spills to off-chip memory between the stages: bit-exact, within 10% of the model, the spill
-    on m_axi."""
+    on m_axi. The spill's staging region (where its read channel writes its NHWC beats) is a
+    region of the activation memory with the tensor's shape, which banks by coordinates serve
+    at 2 accesses a cycle (SIM_ARGS=--banks)."""
     from test_hls_build import SMALL
     out = tmp_path / "prj"
     b = run_cli("build", exported("demo_cnn", "qcdq"), "--device", SMALL, "--resource-cap", "0.8", "--weights", "offchip",
@@ -112,10 +114,16 @@ def test_rtl_sim_of_mixed_stages_with_spills(exported, tmp_path):
     report = json.loads((out / "report.json").read_text())
     assert [st["mode"] for st in report["stages"]] == ["sequential", "dataflow"], [st["mode"] for st in report["stages"]]
     assert any(bf["kind"] == "offchip" for st in report["stages"] for bf in st["buffers"])
-    r, res = sim(out)
+    r, res = sim(out, "--banks")
     assert r.returncode == 0 and res["passed"] and res["mismatches"] == 0, r.stdout[-3000:]
     assert abs(res["cycle_error"]) <= 0.10, (res["cycles"], res["predicted_cycles"])
     assert res["offchip_beats"]["m_axi_gmem0"]["written"] > 0 and not res["axi_errors"], res
+    regions = json.loads((out / "sim" / "design.json").read_text())["synth"]["act_mem"]["regions"]
+    (staged,) = [g for g in regions if " (staged for " in g["tensor"]]
+    assert len(staged["shape"]) == 4 and staged["size"] == math.prod(staged["shape"]), staged
+    coords = json.loads((out / "results" / "banks.json").read_text())["region_coordinates"]["regions"]
+    (mine,) = [g for g in coords if g["region"] == staged["tensor"]]
+    assert mine["accesses"] > 0 and mine["worst"] <= 2, mine
 
 
 @pytest.mark.parametrize("net", ["residual", "shuffle_block", "demo_cnn"])

@@ -9,10 +9,10 @@ clients (sim/design.json's synth.act_mem.clients) that met in that bank in the f
 - `cyclic`: the one memory as it is, bank = address mod NB, every access counted (two reads
   of one word count twice, as the RTL's bank_worst probe counts them; results/sim.json's
   bank_accesses must give the same figures);
-- `region cyclic`: a memory per stored tensor (and one for the words after them: the
-  elementwise constants and staging regions), bank = offset mod NB in each; reads of one word
-  in one cycle share a port;
-- `region coordinates`: a memory per stored tensor, banked by coordinates: of its last three
+- `region cyclic`: a memory per stored tensor and per staging region of an m_axi read (and
+  one for every other word: the elementwise constants), bank = offset mod NB in each (the
+  constants' by address); reads of one word in one cycle share a port;
+- `region coordinates`: the same memories, each banked by coordinates: of its last three
   dimensions (C, H, W of an NCHW tensor; 1, N, F of an N x F one), bank = (c mod Bc, h mod Bh,
   w mod Bw), with the powers of two Bc, Bh, Bw chosen per tensor for the fewest banks that see
   at most 2 accesses a cycle (the fewest accesses where none does); reads of one word share a
@@ -99,21 +99,26 @@ def _shared(t: Dict[str, np.ndarray]) -> np.ndarray:
 
 
 def _regions(design: Dict, t: Dict[str, np.ndarray]):
-    """Each access's region (index into the stored tensors; the last index: the words after
-    them) and its offset in it; the regions' names, shapes and sizes."""
+    """Each access's region (an index into design.json's regions: stored tensors and staging
+    regions; the last index: every other word, the elementwise constants, at its own address)
+    and its offset in it; the regions' names, shapes and sizes."""
     regs = sorted(design["synth"]["act_mem"]["regions"], key=lambda r: r["base"])
-    end = max([r["base"] + r["size"] for r in regs], default=0)
     words = int(design["synth"]["act_mem"]["words"])
-    names = [r["tensor"] for r in regs] + ["(constants and staging)"]
-    shapes = [r["shape"] for r in regs] + [[max(1, words - end)]]
-    sizes = [r["size"] for r in regs] + [max(1, words - end)]
-    starts = np.asarray([r["base"] for r in regs] + [end], dtype=np.int64)
-    region = np.searchsorted(starts, t["addr"], side="right") - 1
-    inside = np.asarray([r["base"] + r["size"] for r in regs] + [words + 1], dtype=np.int64)
-    if (region < 0).any() or (t["addr"] >= inside[region]).any():
-        k = int(np.argmax((region < 0) | (t["addr"] >= inside[np.maximum(region, 0)])))
-        raise ValueError(f"trace address {t['addr'][k]:#x} is in no region of design.json")
-    return region, t["addr"] - starts[region], names, shapes, sizes
+    other = max(1, words - sum(r["size"] for r in regs))
+    names = [r["tensor"] for r in regs] + ["(constants)"]
+    shapes = [r["shape"] for r in regs] + [[words]]
+    sizes = [r["size"] for r in regs] + [other]
+    starts = np.asarray([r["base"] for r in regs], dtype=np.int64)
+    ends = np.asarray([r["base"] + r["size"] for r in regs], dtype=np.int64)
+    addr = t["addr"]
+    if (addr >= words).any():
+        raise ValueError(f"trace address {int(addr[np.argmax(addr >= words)]):#x} is in no region of design.json "
+                         f"(the memory has {words} words)")
+    region = np.searchsorted(starts, addr, side="right") - 1
+    inside = (region >= 0) & (addr < ends[np.maximum(region, 0)]) if len(regs) else np.zeros(len(addr), dtype=bool)
+    region = np.where(inside, region, len(regs))
+    offset = np.where(inside, addr - np.append(starts, 0)[region], addr)
+    return region, offset, names, shapes, sizes
 
 
 def _pow2s(n: int) -> List[int]:
@@ -181,9 +186,10 @@ def weigh(design: Dict, t: Dict[str, np.ndarray], ports: int = 2) -> Dict:
                         best = (key, (bc, bh, bw), at, b, bank)
         (_, nbanks, most), (bc, bh, bw), at, b, bank = best
         sel = mine & (cycle == at) & (bank == b)
-        per.append({"region": rname, "shape": list(shape), "words": int(size), "accesses": int(mine.sum()),
+        per.append({"region": rname, "shape": list(shape) if r < len(rnames) - 1 else [int(size)], "words": int(size), "accesses": int(mine.sum()),
                     "worst": most, "banks": nbanks, "Bc": bc, "Bh": bh, "Bw": bw, "cycle": at,
-                    "depth": -(-dims[0] // bc) * -(-dims[1] // bh) * -(-dims[2] // bw) * max(1, int(size) // max(1, dims[0] * dims[1] * dims[2])),
+                    "depth": -(-int(size) // nbanks) if r == len(rnames) - 1 else
+                    -(-dims[0] // bc) * -(-dims[1] // bh) * -(-dims[2] // bw) * max(1, int(size) // max(1, dims[0] * dims[1] * dims[2])),
                     "clients": _who(names, client, sel) if most else []})
     worst = max(per, key=lambda p: p["worst"])
     out["region_coordinates"] = {"worst": worst["worst"], "worst_region": worst["region"], "ports": ports,

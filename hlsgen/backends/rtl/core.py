@@ -509,6 +509,10 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     nweights = {t.name: len(c["weight"]["values"]) for t, c in zip(graph.tasks, kb.ctxs) if c.get("weight")}
     channels, pointers = offchip.plan(graph, sched, real, root, core_of, stage_of, nweights)
     staged = _stage_channels(graph, channels, image, counter, by_name)
+    for (task, tensor), ch in staged.items():   # each staging region holds its tensor's elements in order
+        shape = [int(d) for d in graph.tensors[tensor].shape]
+        layout.append({"tensor": f"{tensor} (staged for {task})", "base": ch.base, "size": ch.count, "kind": "staging",
+                       "shape": shape if int(np.prod(shape, dtype=np.int64)) == ch.count else [ch.count]})
     writes_out = {ch.task for ch in channels if ch.write}
     streamed = {ch.task: ch for ch in channels if ch.what == "weights"}
     first_word: Dict[str, Tuple[int, int]] = {}

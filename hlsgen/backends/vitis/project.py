@@ -173,8 +173,8 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
                             # (its words are SB bits, memories_bits.activations in all)
                             act_mem={"words": core["mem_words"], "read_ports": amem["NRP"], "write_ports": amem["NWP"],
                                      "clients": amem["clients"],
-                                     # its stored tensors (row-major, from base); the words after
-                                     # them are the elementwise constants and staging regions
+                                     # its stored tensors and staging regions (row-major, from
+                                     # base); the other words are the elementwise constants
                                      "regions": [{k: r[k] for k in ("tensor", "base", "size", "shape")}
                                                  for r in core["layout"] if r["kind"] != "alias"]}),
               # per task: the core's own count against the schedule's modeled cycles (compute,
