@@ -12,7 +12,7 @@ A second table gives what banking the activation memory would face in each simul
 (sim.json's bank_accesses, measured by hlsgen_act_mem in simulation): the most enabled reads and
 writes that fell into one bank in any cycle with 1, 8, 64 and 512 cyclic banks, and the fewest
 banks (up to 512) at which no bank ever had more than the 2 accesses of a true dual-port block
-RAM. `--banks FILE` prints that table from a JSON this script wrote.
+RAM. `--tables FILE` prints the bank tables again from a JSON this script wrote.
 
 --weigh-banks runs each simulation with `make sim SIM_ARGS=--banks` (the activation memory's
 access trace, weighed by sim/hlsgen_sim/banks.py) and prints a third table: the fewest cyclic
@@ -39,11 +39,11 @@ def main():
     ap.add_argument("--target", choices=sorted(TARGETS), action="append")
     ap.add_argument("--mode", choices=["dataflow", "sequential", "auto"], action="append")
     ap.add_argument("--io", choices=["auto", "onchip", "offchip"], default="auto")
-    ap.add_argument("--banks", type=Path, help="only print the bank tables of this rtl_designs JSON")
+    ap.add_argument("--tables", type=Path, help="only print the bank tables of this rtl_designs JSON")
     ap.add_argument("--weigh-banks", action="store_true", help="trace the activation memory and weigh banking schemes")
     a = ap.parse_args()
-    if a.banks:
-        bank_table(json.loads(a.banks.read_text()))
+    if a.tables:
+        bank_table(json.loads(a.tables.read_text()))
         return
     from hlsgen.zoo.testnets import export
 
@@ -100,14 +100,13 @@ def bank_table(rows):
             b = r["banks"]
             fit = next((nb for nb, v in b["region_cyclic"].items() if v["worst"] <= 2), None)
             rc = b["region_coordinates"]
-            words = sum(p["words"] for p in rc["regions"])
             where = ""
             if rc["worst"] > 2:
                 p = next(p for p in rc["regions"] if p["region"] == rc["worst_region"])
                 where = f"{'x'.join(map(str, p['shape']))}: " + "; ".join(p["clients"][:3])
             print(f"| {r['net']} | {r['target']} | {r['mode']} | "
                   f"{(fit + ' per tensor') if fit else 'none up to 512'} | {rc['worst']} | {rc['banks']} | "
-                  f"{rc['words'] / max(words, 1):.2f} | {where} |")
+                  f"{rc['words'] / max(rc['region_words'], 1):.2f} | {where} |")
 
 
 if __name__ == "__main__":

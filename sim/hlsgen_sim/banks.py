@@ -134,6 +134,14 @@ def _coords(offset: np.ndarray, shape: Sequence[int]) -> Tuple[np.ndarray, np.nd
     return offset // (h * w) % c, offset // w % h, offset % w, (c, h, w)
 
 
+def _depth(dims: Tuple[int, int, int], b: Tuple[int, int, int], size: int) -> int:
+    """A coordinate bank's words: its share of each dimension, times the leading indices."""
+    share = 1
+    for d, n in zip(dims, b):
+        share *= -(-d // n)
+    return share * max(1, size // (dims[0] * dims[1] * dims[2]))
+
+
 def _who(names: List[str], client: np.ndarray, sel: np.ndarray) -> List[str]:
     got = {}
     for i in client[sel]:
@@ -186,15 +194,16 @@ def weigh(design: Dict, t: Dict[str, np.ndarray], ports: int = 2) -> Dict:
                         best = (key, (bc, bh, bw), at, b, bank)
         (_, nbanks, most), (bc, bh, bw), at, b, bank = best
         sel = mine & (cycle == at) & (bank == b)
-        per.append({"region": rname, "shape": list(shape) if r < len(rnames) - 1 else [int(size)], "words": int(size), "accesses": int(mine.sum()),
-                    "worst": most, "banks": nbanks, "Bc": bc, "Bh": bh, "Bw": bw, "cycle": at,
-                    "depth": -(-int(size) // nbanks) if r == len(rnames) - 1 else
-                    -(-dims[0] // bc) * -(-dims[1] // bh) * -(-dims[2] // bw) * max(1, int(size) // max(1, dims[0] * dims[1] * dims[2])),
+        constants = r == len(rnames) - 1
+        per.append({"region": rname, "shape": [int(size)] if constants else list(shape), "words": int(size),
+                    "accesses": int(mine.sum()), "worst": most, "banks": nbanks, "Bc": bc, "Bh": bh, "Bw": bw, "cycle": at,
+                    "depth": -(-int(size) // nbanks) if constants else _depth(dims, (bc, bh, bw), int(size)),
                     "clients": _who(names, client, sel) if most else []})
     worst = max(per, key=lambda p: p["worst"])
     out["region_coordinates"] = {"worst": worst["worst"], "worst_region": worst["region"], "ports": ports,
                                  "banks": sum(p["banks"] for p in per),
-                                 "words": sum(p["banks"] * p["depth"] for p in per), "regions": per}
+                                 "words": sum(p["banks"] * p["depth"] for p in per),
+                                 "region_words": sum(p["words"] for p in per), "regions": per}
     return out
 
 
@@ -205,9 +214,8 @@ def table(res: Dict) -> List[str]:
              "  one memory, cyclic      " + " ".join(f"{v['worst']:>4}" for v in res["cyclic"].values()),
              "  a memory per tensor     " + " ".join(f"{v['worst']:>4}" for v in res["region_cyclic"].values())]
     rc = res["region_coordinates"]
-    words = sum(v["words"] for v in rc["regions"])
     lines.append(f"  per tensor, by coordinates: at most {rc['worst']} (in {rc['worst_region'][:36]}), {rc['banks']} banks, "
-                 f"{rc['words']:,} words of banks for {words:,} words of tensors and constants:")
+                 f"{rc['words']:,} words of banks for {rc['region_words']:,} words of tensors and constants:")
     for p in rc["regions"]:
         who = "; ".join(p["clients"][:4])
         lines.append(f"    {p['region'][:36]:<36} {'x'.join(map(str, p['shape'])):>14} Bc={p['Bc']:<3} Bh={p['Bh']:<3} "
