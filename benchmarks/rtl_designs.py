@@ -17,7 +17,11 @@ RAM. `--tables FILE` prints the bank tables again from a JSON this script wrote.
 --weigh-banks runs each simulation with `make sim SIM_ARGS=--banks` (the activation memory's
 access trace, weighed by sim/hlsgen_sim/banks.py) and prints a third table: the fewest cyclic
 banks that serve every cycle with at most 2 accesses each when every stored tensor has a memory
-of its own, and the same with each tensor banked by its coordinates (results/banks.json).
+of its own, and the same with each tensor banked by its coordinates (results/banks.json). A
+fourth table holds the banks the build plans from the configuration words (design.json's
+synth.act_mem.banking, hlsgen/backends/rtl/banking.py) against that trace: banks and words,
+their storage as the cost model places memories (modeled), and whether the trace keeps to the
+plan.
 """
 import argparse
 import json
@@ -107,6 +111,19 @@ def bank_table(rows):
             print(f"| {r['net']} | {r['target']} | {r['mode']} | "
                   f"{(fit + ' per tensor') if fit else 'none up to 512'} | {rc['worst']} | {rc['banks']} | "
                   f"{rc['words'] / max(rc['region_words'], 1):.2f} | {where} |")
+    planned = [r for r in weighed if "planned" in r["banks"]]
+    if planned:
+        print("\n| net | target | mode | planned banks (copies included) | trace's fewest at 2 | words of banks / "
+              "of tensors | storage of the banks (modeled) | one memory per tensor (modeled) | served | the trace keeps "
+              "to the plan |")
+        print("|---|---|---|---:|---:|---:|---|---|---|---|")
+        res = lambda s: f"{s['bram18']} BRAM18, {s['lut']:,} LUT"    # noqa: E731
+        for r in planned:
+            pl, rc = r["banks"]["planned"], r["banks"]["region_coordinates"]
+            bad = [o["region"] for o in pl["regions"] if not o["ok"]]
+            print(f"| {r['net']} | {r['target']} | {r['mode']} | {pl['banks']} | {rc['banks']} | "
+                  f"{pl['words'] / max(pl['region_words'], 1):.2f} | {res(pl['storage'])} | {res(pl['whole_storage'])} | "
+                  f"{'yes' if pl['plan_served'] else 'NO'} | {'yes' if pl['ok'] else 'NO: ' + ', '.join(bad[:2])} |")
 
 
 if __name__ == "__main__":

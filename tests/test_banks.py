@@ -61,3 +61,31 @@ def test_a_trace_outside_the_design_is_refused(tmp_path):
         banks.weigh(DESIGN, trace(tmp_path, ["1 r0:28"]))
     with pytest.raises(ValueError, match="not a trace line"):
         trace(tmp_path, ["r0:1"])
+
+
+def test_the_builds_plan_is_held_against_the_trace(tmp_path):
+    # the build's plan (banking.py): x by w mod 4 with 2 words a bank for one client at a time,
+    # y one bank with 1 word a bank (it planned 2 clients at once)
+    reg = lambda name, base, size, dims, b, allowed, ports: {    # noqa: E731
+        "region": name, "base": base, "size": size, "dims": dims, "Bc": b[0], "Bh": b[1], "Bw": b[2],
+        "banks": b[0] * b[1] * b[2], "copies": 1, "allowed": allowed, "ports": ports}
+    plan = {"served": True, "banks": 5, "words": 40, "region_words": 40, "storage": {"bram18": 0, "lut": 5},
+            "whole_storage": {"bram18": 0, "lut": 1},
+            "regions": [reg("x", 0, 32, [2, 4, 4], (1, 1, 4), 2, 1), reg("y", 32, 8, [1, 1, 8], (1, 1, 1), 1, 2)]}
+    d = {"synth": {"act_mem": dict(DESIGN["synth"]["act_mem"], banking=plan)}}
+    row = " ".join(f"r{k}:{a:x}" for k, a in enumerate([0, 1, 2, 3, 16, 17, 18, 19]))
+    t = trace(tmp_path, [f"5 {row} w0:20 w1:24", "9 " + " ".join(f"r{k}:19" for k in range(8))])
+    pl = banks.weigh(d, t)["planned"]
+    x, y = pl["regions"]
+    # x: each bank gets w = k of both channels from core0's lanes (2, as planned); y: the two
+    # writes of cycle 5 land in its one bank (2 where the plan allows 1)
+    assert (x["worst"], x["clients_met"], x["ok"]) == (2, 1, True)
+    assert (y["worst"], y["cycle"], y["clients_met"], y["ok"]) == (2, 5, 1, False) and not pl["ok"]
+    assert "the trace breaks it in y (2 words in a bank at cycle 5, 1 clients met)" in "\n".join(banks.table(
+        banks.weigh(d, t)))
+    # with y at 8 banks the writes are apart; a cycle in which core1 writes x as core0 reads it
+    # meets 2 clients where the plan has 1
+    plan["regions"][1].update(Bw=8, banks=8)
+    t = trace(tmp_path, [f"5 {row} w0:20 w1:24", "11 r0:0 w0:1"])
+    x, y = banks.weigh(d, t)["planned"]["regions"]
+    assert (y["worst"], y["ok"]) == (1, True) and (x["clients_met"], x["ok"]) == (2, False)

@@ -54,6 +54,10 @@ def test_csim_bit_exact(exported, tmp_path, net, mode, target):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert res["passed"] and res["mismatches"] == 0 and res["elements"] > 0, res
     modes = [s["mode"] for s in report(out)["stages"]]
+    # the RTL's activation memory: the banks the build plans serve every region (report.md shows them)
+    banks = report(out)["rtl_act_mem_banks"]
+    assert banks["served"] and banks["words"] >= banks["region_words"] > 0, banks
+    assert "## Activation memory of the RTL (banks PLANNED" in (out / "report.md").read_text()
     if mode != "auto":
         assert modes == [mode]
     if target == "capped" and mode != "dataflow":

@@ -41,10 +41,17 @@ def test_rtl_sim_bit_exact(exported, tmp_path, net, mode, target):
     if b.returncode != 0:
         assert target == "capped" and mode == "dataflow" and b.returncode == 2, b.stderr
         return
-    r, res = sim(out)
+    r, res = sim(out, "--banks")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert res["passed"] and res["mismatches"] == 0 and res["elements"] > 0, res
     design = json.loads((out / "sim" / "design.json").read_text())
+    # the activation memory's banks the build plans from the words (banking.py): every region
+    # served by dual-port banks, and the simulated trace of every access keeps to the plan (no
+    # client puts more words into a bank in a cycle, no more clients meet in a region, than planned)
+    plan = design["synth"]["act_mem"]["banking"]
+    assert plan["served"], [r for r in plan["regions"] if not r["served"]]
+    checked = json.loads((out / "results" / "banks.json").read_text())["planned"]
+    assert checked["ok"], [o for o in checked["regions"] if not o["ok"]]
     # overlap only shortens: never more than every core's words one after another
     assert res["cycles"] <= design["serial_cycles"], (res["cycles"], design["serial_cycles"])
     assert res["predicted_cycles"] == json.loads((out / "report.json").read_text())["total_cycles"]
@@ -89,6 +96,7 @@ def test_a_read_not_enabled_is_poisoned(exported, tmp_path):
     rc = banks["region_coordinates"]
     assert 1 <= rc["worst"] <= banks["region_cyclic"]["1"]["worst"] and rc["banks"] >= len(design["synth"]["act_mem"]["regions"])
     assert f"per tensor, by coordinates: at most {rc['worst']} " in r.stdout and rc["words"] >= rc["region_words"] > 0
+    assert "the build's plan" in r.stdout and "the trace keeps to it" in r.stdout, r.stdout[-2000:]
     core = out / "rtl" / "hlsgen_core.sv"
     text = core.read_text()
     enable = "re[k] = (w_fire && w_rlive[k]) || (e_fire && e_rlive[k]);"

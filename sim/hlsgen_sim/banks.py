@@ -100,13 +100,17 @@ def _shared(t: Dict[str, np.ndarray]) -> np.ndarray:
 
 def _regions(design: Dict, t: Dict[str, np.ndarray]):
     """Each access's region (an index into design.json's regions: stored tensors and staging
-    regions; the last index: every other word, the elementwise constants, at its own address)
-    and its offset in it; the regions' names, shapes and sizes."""
+    regions; the last index: every other word, the elementwise constants, from the first of
+    them) and its offset in it; the regions' names, shapes and sizes."""
     regs = sorted(design["synth"]["act_mem"]["regions"], key=lambda r: r["base"])
     words = int(design["synth"]["act_mem"]["words"])
-    other = max(1, words - sum(r["size"] for r in regs))
+    free = np.ones(words, dtype=bool)
+    for r in regs:
+        free[r["base"]:r["base"] + r["size"]] = False
+    lo = int(np.argmax(free)) if free.any() else 0
+    other = max(1, int(np.flatnonzero(free)[-1]) + 1 - lo) if free.any() else 1
     names = [r["tensor"] for r in regs] + ["(constants)"]
-    shapes = [r["shape"] for r in regs] + [[words]]
+    shapes = [r["shape"] for r in regs] + [[other]]
     sizes = [r["size"] for r in regs] + [other]
     starts = np.asarray([r["base"] for r in regs], dtype=np.int64)
     ends = np.asarray([r["base"] + r["size"] for r in regs], dtype=np.int64)
@@ -117,8 +121,54 @@ def _regions(design: Dict, t: Dict[str, np.ndarray]):
     region = np.searchsorted(starts, addr, side="right") - 1
     inside = (region >= 0) & (addr < ends[np.maximum(region, 0)]) if len(regs) else np.zeros(len(addr), dtype=bool)
     region = np.where(inside, region, len(regs))
-    offset = np.where(inside, addr - np.append(starts, 0)[region], addr)
+    offset = addr - np.append(starts, lo)[region]
     return region, offset, names, shapes, sizes
+
+
+def planned(design: Dict, t: Dict[str, np.ndarray]) -> Dict:
+    """The build's bank plan (design.json's synth.act_mem.banking, hlsgen/backends/rtl/banking.py)
+    held against the trace: per region, under the plan's Bc, Bh, Bw, the most words one client
+    put into one bank in one cycle (the plan allows `allowed`) and the most clients that met in
+    the region in one cycle (the plan provides `ports`). Reads of one word share a port."""
+    plan = design["synth"]["act_mem"]["banking"]
+    names, client = _clients(design, t)
+    keep = _shared(t)
+    cycle, addr = t["cycle"][keep], t["addr"][keep]
+    client = client[keep]
+    regs = plan["regions"]
+    starts = np.asarray([r["base"] for r in regs], dtype=np.int64)
+    order = np.argsort(starts, kind="stable")
+    ends = starts + np.asarray([r["size"] for r in regs], dtype=np.int64)
+    k = np.searchsorted(starts[order], addr, side="right") - 1
+    region = order[np.maximum(k, 0)]
+    inside = (k >= 0) & (addr < ends[region])
+    if not inside.all():
+        raise ValueError(f"trace address {int(addr[np.argmax(~inside)]):#x} is in no region of the bank plan")
+    out = []
+    for r, reg in enumerate(regs):
+        mine = region == r
+        c, h, w = reg["dims"]
+        off = addr[mine] - reg["base"]
+        bank = ((off // (h * w) % c % reg["Bc"]) * reg["Bh"] + off // w % h % reg["Bh"]) * reg["Bw"] + off % w % reg["Bw"]
+        cyc, who = cycle[mine], client[mine]
+        worst, at = 0, -1
+        if mine.any():
+            key = (cyc * len(names) + who) * reg["banks"] + bank
+            u, cnt = np.unique(key, return_counts=True)
+            i = int(np.argmax(cnt))
+            worst, at = int(cnt[i]), int(u[i] // reg["banks"] // len(names))
+        met = 0
+        if mine.any():
+            pairs = np.unique(cyc * len(names) + who)
+            _, per = np.unique(pairs // len(names), return_counts=True)
+            met = int(per.max())
+        out.append({"region": reg["region"], "Bc": reg["Bc"], "Bh": reg["Bh"], "Bw": reg["Bw"], "banks": reg["banks"],
+                    "copies": reg["copies"], "allowed": reg["allowed"], "ports": reg["ports"], "worst": worst,
+                    "cycle": at, "clients_met": met,
+                    "ok": bool(worst <= reg["allowed"] and met <= max(1, reg["ports"]))})
+    return {"figures": "the build's planned banks (not simulated) checked on this simulated trace",
+            "ok": all(o["ok"] for o in out), "plan_served": plan["served"],
+            **{k: plan[k] for k in ("banks", "words", "region_words", "storage", "whole_storage")}, "regions": out}
 
 
 def _pow2s(n: int) -> List[int]:
@@ -204,6 +254,8 @@ def weigh(design: Dict, t: Dict[str, np.ndarray], ports: int = 2) -> Dict:
                                  "banks": sum(p["banks"] for p in per),
                                  "words": sum(p["banks"] * p["depth"] for p in per),
                                  "region_words": sum(p["words"] for p in per), "regions": per}
+    if "banking" in design["synth"]["act_mem"]:
+        out["planned"] = planned(design, t)
     return out
 
 
@@ -220,6 +272,16 @@ def table(res: Dict) -> List[str]:
         who = "; ".join(p["clients"][:4])
         lines.append(f"    {p['region'][:36]:<36} {'x'.join(map(str, p['shape'])):>14} Bc={p['Bc']:<3} Bh={p['Bh']:<3} "
                      f"Bw={p['Bw']:<3} worst {p['worst']:>3}" + (f"  ({who})" if p["worst"] > 2 else ""))
+    pl = res.get("planned")
+    if pl:
+        bad = [o for o in pl["regions"] if not o["ok"]]
+        st = pl["storage"]
+        lines.append(f"  the build's plan (per client at most `allowed` words a bank a cycle): {pl['banks']} banks, "
+                     f"{pl['words']:,} words ({st['bram18']} BRAM18, {st['lut']:,} LUTs of LUT RAM, modeled); "
+                     + ("the trace keeps to it" if not bad else
+                        "the trace breaks it in " + "; ".join(f"{o['region'][:36]} ({o['worst']} words in a bank at "
+                                                              f"cycle {o['cycle']}, {o['clients_met']} clients met)"
+                                                              for o in bad[:3])))
     nb512 = res["cyclic"][str(MAX_NB)]
     if nb512["worst"] > 2:
         lines.append(f"  one memory at {MAX_NB} banks: {nb512['worst']} in one bank at cycle {nb512['cycle']}: "

@@ -83,6 +83,16 @@ def _tables_digest(out: Path, tables: dict) -> str:
     return h.hexdigest()
 
 
+def _planned(am: dict) -> str:
+    """The bank plan's figures, for the summary line (PLANNED banks, MODELED storage)."""
+    b = am.get("banking")
+    if not b:
+        return ""
+    st = b["storage"]
+    return (f"; the build plans {b['banks']:,} banks for it, PLANNED, whose storage is MODELED at {st['bram18']} BRAM18, "
+            f"{st['uram']} URAM and {st['lut']:,} LUT")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Yosys synth_xilinx -family xcup of every core of OUT/rtl")
     ap.add_argument("--scope", choices=("all", "core", "datapath", "top"), default="all",
@@ -172,8 +182,9 @@ def main(argv=None) -> int:
                    "leaves in the fabric for a DSP48E2 where Vivado would use its MREG",
         "not_synthesized": "the top's activation memory, hlsgen_act_mem (simulation-first RTL: one whole-tensor array "
                            "with a read port per lane of every core, not banks; docs/rtl.md); `act_mem` gives its "
-                           "size and ports, `memories_bits` its size and, for reference, the tables' that each core "
-                           "holds",
+                           "size and ports, and `act_mem.banking` the banks the build plans for it (PLANNED, their "
+                           "storage MODELED: not built, not synthesized), `memories_bits` its size and, for "
+                           "reference, the tables' that each core holds",
         "act_mem": syn.get("act_mem"),
         "memories_bits": syn["memories_bits"],
         "device": syn["device"],
@@ -197,7 +208,7 @@ def main(argv=None) -> int:
                      f"MODELED{'' if err is None else f', {err:+.1%}'}), {total['LUT']:,} LUT ({total['LUTRAM']:,} as "
                      f"memory), {total['FF']:,} FF, {total['BRAM18']} BRAM18, {total['URAM']} URAM, without its "
                      f"activation memory ({syn['memories_bits']['activations']:,} bits, {syn['act_mem']['read_ports']} read and "
-                     f"{syn['act_mem']['write_ports']} write ports)")
+                     f"{syn['act_mem']['write_ports']} write ports" + _planned(syn['act_mem']) + ")")
     for what in scopes:
         total, err = design_doc[what]["yosys"], design_doc[what]["dsp_error_cores"]
         name = "whole cores" if what == "core" else "cores' datapaths"

@@ -25,7 +25,7 @@ from ...ir.types import container_bits
 from ..vitis.cpp import label
 from ..vitis.kernel import KIND_ELTWISE, KIND_MOVE, KIND_SCATTER, KIND_WINDOW, MAX_RANK, WORD, KernelBuilder, Store
 from ..vitis.tasks import ctype
-from . import offchip
+from . import banking, offchip
 from .modules import write_mem
 
 
@@ -211,35 +211,48 @@ def _element_linear(task: str, f: List[int], geometries: List[List[int]], pdiv: 
 NMAP = 6      # an element word's linear maps: write address, read addresses 0 and 1, rows 0 and 1, rq row
 
 
-def _element_maps(f: List[int], order: List[int], lin: Dict[str, List[int]]) -> Dict[str, List[int]]:
-    """An element word's address maps (MB, MONE, MSTEP, MADJ in RTL_FIELDS): the six values a
-    lane needs per element, each B + sum co[d] * K[d] of its coordinates co (write address,
-    read addresses of sources 0 and 1, the rows those reads wait for, the requantization row),
-    as hlsgen_core keeps them: in per-lane accumulators, with no multiply. Lane l starts one
-    step (MONE, plus the carries) after lane l - 1; each cycle every lane adds MSTEP (the ESTEP
-    digits times K) and, for every digit that carries out, MADJ (the next outer digit's K less
-    the digit's dim times its own K). `lin`: the word's ESTEP, and QW and RW (_element_linear)."""
+def element_addresses(f: List[int]) -> List[Tuple[int, List[int]]]:
+    """An element word's memory addresses as affine maps of its coordinates co (its six dims):
+    (B, K) per map, the address B + sum co[d] * K[d], for its write and its reads of sources 0
+    and 1 (a source it lacks: B = 0 and K = 0). hlsgen_core's lanes keep them as accumulators
+    (_element_maps); the bank planner (banking.py) enumerates them."""
     kind = f[WORD["KIND"]]
     dims, rstride = _element_dims(f)
     zero = [0] * MAX_RANK
-    rw0, rw1 = lin["RW"][:MAX_RANK], lin["RW"][MAX_RANK:]
     col = lambda k: list(f[WORD[k]:WORD[k] + MAX_RANK])    # noqa: E731
     if kind == KIND_ELTWISE:
         nt = f[WORD["E_NT"]]
         term = lambda t: WORD["E_TERMS"] + t * WORD["E_TERM"]     # noqa: E731
         strides = [list(f[term(t) + WORD["E_STRIDES"]:][:MAX_RANK]) if t < nt else zero for t in range(2)]
-        maps = [(f[WORD["DST"]], rstride), (f[term(0)], strides[0]), (f[term(1)] if nt > 1 else 0, strides[1]),
-                (0, rw0), (0, rw1), (f[WORD["RQ"]], lin["QW"])]
-    elif kind == KIND_MOVE:
+        return [(f[WORD["DST"]], rstride), (f[term(0)], strides[0]), (f[term(1)] if nt > 1 else 0, strides[1])]
+    if kind == KIND_MOVE:
         mul, add, stride = col("M_MUL"), col("M_ADD"), col("M_STRIDE")
         assert all(v == 1 for v in col("M_DIV")), "a move word with a divide (_split_divides splits them)"
-        maps = [(f[WORD["DST"]], rstride),
+        return [(f[WORD["DST"]], rstride),
                 (f[WORD["SRC"]] + sum(a * s_ for a, s_ in zip(add, stride)), [m * s_ for m, s_ in zip(mul, stride)]),
-                (0, zero), (sum(a * r for a, r in zip(add, rw0)), [m * r for m, r in zip(mul, rw0)]), (0, zero), (0, zero)]
-    else:
-        off, ost = col("S_OFFSET"), col("S_OSTRIDE")
-        maps = [(f[WORD["DST"]] + sum(o * s_ for o, s_ in zip(off, ost)), ost), (f[WORD["SRC"]], rstride), (0, zero),
-                (0, rw0), (0, zero), (0, zero)]
+                (0, zero)]
+    off, ost = col("S_OFFSET"), col("S_OSTRIDE")
+    return [(f[WORD["DST"]] + sum(o * s_ for o, s_ in zip(off, ost)), ost), (f[WORD["SRC"]], rstride), (0, zero)]
+
+
+def _element_maps(f: List[int], order: List[int], lin: Dict[str, List[int]]) -> Dict[str, List[int]]:
+    """An element word's address maps (MB, MONE, MSTEP, MADJ in RTL_FIELDS): the six values a
+    lane needs per element, each B + sum co[d] * K[d] of its coordinates co (write address,
+    read addresses of sources 0 and 1: element_addresses; the rows those reads wait for, the
+    requantization row), as hlsgen_core keeps them: in per-lane accumulators, with no multiply.
+    Lane l starts one step (MONE, plus the carries) after lane l - 1; each cycle every lane adds
+    MSTEP (the ESTEP digits times K) and, for every digit that carries out, MADJ (the next outer
+    digit's K less the digit's dim times its own K). `lin`: the word's ESTEP, and QW and RW
+    (_element_linear)."""
+    kind = f[WORD["KIND"]]
+    dims, _ = _element_dims(f)
+    zero = [0] * MAX_RANK
+    rw0, rw1 = lin["RW"][:MAX_RANK], lin["RW"][MAX_RANK:]
+    col = lambda k: list(f[WORD[k]:WORD[k] + MAX_RANK])    # noqa: E731
+    rows = {KIND_ELTWISE: [(0, rw0), (0, rw1), (f[WORD["RQ"]], lin["QW"])],
+            KIND_MOVE: [(sum(a * r for a, r in zip(col("M_ADD"), rw0)), [m * r for m, r in zip(col("M_MUL"), rw0)]),
+                        (0, zero), (0, zero)]}.get(kind, [(0, rw0), (0, zero), (0, zero)])
+    maps = element_addresses(f) + rows
     outer = {order[k]: (order[k - 1] if k > 0 else None) for k in range(MAX_RANK)}
     estep = lin["ESTEP"]
     mb, mone, mstep, madj = [], [], [], []
@@ -547,6 +560,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "RAW": 0, "XSH": 1}
              for c in range(ncores)}
     per_task: Dict[str, int] = {}
+    accesses: List[Dict] = []
     written: Dict[str, set] = {}             # per task, the tensors its words so far write
     depth = 1
     for k, w in enumerate(program):
@@ -660,6 +674,9 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                                   pdiv, vec * pe)
             lin["ESTEP"] = extra["ESTEP"]
             extra.update(ELEMS=lin["ELEMS"], PQ=lin["PQ"], PR=lin["PR"], **_element_maps(f, order, lin))
+        # what the word reads and writes in the activation memory, for the bank planner (banking.py)
+        accesses.append({"core": c, "stage": stage_of[t.name], "task": t.name, "f": list(f), "order": list(order),
+                         "vec": vec, "pe": pe, "simd": simd})
         first_word.setdefault(t.name, (c, len(words[c]) // (len(f) + NX)))
         words[c] += f + [v for name, _ in RTL_FIELDS for v in extra[name]]
         if t.name not in what[c]:
@@ -755,10 +772,12 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     io = sum(p["beats"] for p in ports_in) + sum(p["beats"] for p in ports_out)
     bpc = port_bytes_per_cycle(device, sched.clock_mhz, sched.port_bits)
     traffic = sum(MEMORY_LATENCY_CYCLES + math.ceil(ch.beats * sched.port_bits / 8 / bpc) + ch.beats for ch in channels)
+    banks = banking.plan(layout, max(1, len(image)), sb, accesses, ports_in, ports_out, channels,
+                         {c["index"]: c["stage"] for c in cores}, device)
     return {"cores": cores, "core_params": core_params, "stages": stages, "sb": sb,
             "mem_words": max(1, len(image)),
             "mem_file": f"../rtl/{mem_file.name}", "inputs": ports_in, "outputs": ports_out, "layout": layout,
-            "words": len(program), "task_cycles": per_task, **dma,
+            "words": len(program), "task_cycles": per_task, **dma, "banking": banks,
             # no core waits and nothing overlaps: an upper bound of the simulated cycles
             "serial_cycles": sum(per_task.values()) + io + traffic + 3 * len(stages) + 4,
             "memory": {"latency": MEMORY_LATENCY_CYCLES, "bytes_per_cycle": bpc}}

@@ -24,7 +24,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Callable, Dict, Optional
+from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
@@ -119,12 +119,15 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
                                "offsets": {name: off for name, off in kb.woff.items()}}
     files["data/manifest.json"] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
     files.update(render_rtl(graph, sched, device, k, kb))
+    banks = json.loads(files["sim/design.json"])["synth"]["act_mem"]["banking"]
     report = sched.to_json(device)
     report["hlsgen_version"] = __version__
     report["model_name"] = graph.name
     report["build"] = build_facts(k)
+    report["rtl_act_mem_banks"] = {key: banks[key] for key in ("figures", "served", "banks", "words", "region_words",
+                                                               "storage", "whole_storage")}
     files["report.json"] = (json.dumps(report, indent=2, sort_keys=True) + "\n").encode()
-    files["report.md"] = report_md(graph, sched, device, k).encode()
+    files["report.md"] = report_md(graph, sched, device, k, banks).encode()
     return files
 
 
@@ -176,7 +179,9 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
                                      # its stored tensors and staging regions (row-major, from
                                      # base); the other words are the elementwise constants
                                      "regions": [{k: r[k] for k in ("tensor", "base", "size", "shape")}
-                                                 for r in core["layout"] if r["kind"] != "alias"]}),
+                                                 for r in core["layout"] if r["kind"] != "alias"],
+                                     # its banks, planned from the words (rtl/banking.py; not built yet)
+                                     "banking": core["banking"]}),
               # per task: the core's own count against the schedule's modeled cycles (compute,
               # before any overlap with transfers or other tasks)
               "tasks": [{"task": p.name, "op": p.op, "folding": p.folding.as_list(), "modeled": int(p.cycles),
@@ -255,7 +260,7 @@ def _labelled(sched: Schedule) -> Schedule:
     return s
 
 
-def report_md(graph: Graph, sched: Schedule, device, k: Dict) -> str:
+def report_md(graph: Graph, sched: Schedule, device, k: Dict, banks: Dict) -> str:
     from ...report.schedule import format_schedule
     lines = [f"# hlsgen build: {k['model']} on {device.name}", "",
              f"hlsgen {__version__}; device {device.name} ({device.part}, platform {device.platform}); "
@@ -278,11 +283,34 @@ def report_md(graph: Graph, sched: Schedule, device, k: Dict) -> str:
         if s.io:
             where += f" (the graph's {s.io}: a host buffer, data/{s.var}.bin)"
         lines.append(f"| `{s.var}` | {s.label} | {s.kind} | `{s.ctype}` | {s.size} | {where} |")
+    lines += _banks_md(banks)
     lines += ["", "## Run it", "", "```", "make csim      # g++ C simulation, bit-exact check against data/out*.bin",
               "make sim       # RTL simulation (cocotb + Verilator), bit-exact check and simulated cycles",
               "make csynth    # needs vitis_hls", "make cosim     # needs vitis_hls", "make xclbin    # needs v++",
               "```", ""]
     return "\n".join(lines)
+
+
+def _banks_md(b: Dict) -> List[str]:
+    """report.md's section on the RTL's activation memory: the banks the build plans for it."""
+    from ..rtl.banking import unserved
+    st, wh = b["storage"], b["whole_storage"]
+    res = lambda r: f"{r['bram18']} BRAM18, {r['uram']} URAM, {r['lut']:,} LUT"     # noqa: E731
+    lines = ["", "## Activation memory of the RTL (banks PLANNED from the configuration words; storage MODELED)", "",
+             "`rtl/hlsgen_act_mem.sv` is still one array with a port per lane (simulation-first RTL, docs/rtl.md). "
+             "The build plans the banks a synthesizable memory needs: per region, element (c, h, w) in bank "
+             "(c mod Bc, h mod Bh, w mod Bw), so that no client puts more words into a bank in one cycle than its "
+             "ports serve; a region with more clients at once than a dual-port bank has is copied. "
+             "`make sim SIM_ARGS=--banks` checks the plan against the simulated trace of every access.", "",
+             f"- {b['banks']:,} banks holding {b['words']:,} words for {b['region_words']:,}: {res(st)} (LUT: LUT RAM), "
+             f"where one memory per region read 64 bits a cycle, as the schedule charges a stored tensor, is "
+             f"{res(wh)}" + ("" if b["served"] else f". NOT SERVED: {unserved(b, _label)}"), "",
+             "| region | C x H x W | Bc x Bh x Bw | banks x copies | words a bank | clients at once | storage |",
+             "|---|---:|---:|---:|---:|---:|---|"]
+    for r in b["regions"]:
+        lines.append(f"| {_label(r['region'], 40)} | {'x'.join(map(str, r['dims']))} | {r['Bc']}x{r['Bh']}x{r['Bw']} | "
+                     f"{r['banks']} x {max(1, r['copies'])} | {r['depth']} | {r['ports']} | {res(r['bank_storage'])} |")
+    return lines
 
 
 def write_tree(out: Path, files: Dict[str, bytes], force: bool) -> None:

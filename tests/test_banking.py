@@ -1,0 +1,81 @@
+"""hlsgen/backends/rtl/banking.py: the activation memory's banks, planned from the configuration
+words, on words whose answers are worked out by hand (the plan against simulated traces of
+every Foundation design: test_rtl_design.py)."""
+from hlsgen.backends.rtl import banking
+from hlsgen.backends.vitis.kernel import KIND_WINDOW, WORD
+from hlsgen.schedule.device import load_device
+
+
+def window(src, dst, c, h, w, o, og, k, pad, **extra):
+    """A window word (stride 1, KH = KW = k) from src to dst, both 1 x C x H x W."""
+    f = [0] * (max(WORD.values()) + 1)
+    vals = dict(KIND=KIND_WINDOW, SRC=src, DST=dst, W_N=1, W_C=c, W_H=h, W_W=w, W_O=o, W_CG=c if og >= o else 1, W_KH=k,
+                W_KW=k, W_OH=h, W_OW=w, W_SH=1, W_SW=1, W_DH=1, W_DW=1, W_PT=pad, W_PL=pad, W_OG=og, **extra)
+    for key, v in vals.items():
+        f[WORD[key]] = v
+    return f
+
+
+def region(name, base):
+    return {"tensor": name, "base": base, "size": 256, "shape": [1, 4, 8, 8], "kind": "scratchpad"}
+
+
+LAYOUT = [region("x", 0), region("y", 256), region("z", 512)]
+
+
+def plan(words):
+    return banking.plan(LAYOUT, 768, 8, words, [], [], [], {}, load_device("u280"))
+
+
+def conv(stage=0):
+    # a dense 3x3 conv x -> y, padding 1, on core 0: VEC 2 pixels x SIMD 9 taps (one input
+    # channel's 3 rows x 4 columns: 12 words a step; its 2 PE lanes share them), a group's
+    # write is 2 channels x 2 pixels
+    return {"core": 0, "stage": stage, "f": window(0, 256, 4, 8, 8, 4, 4, 3, 1), "order": [], "vec": 2, "pe": 2, "simd": 9}
+
+
+def pool(core, src, dst, stage=0):
+    # a 1x1 depthwise window (a copy) on its own core: 4 pixels of one channel a step
+    return {"core": core, "stage": stage, "f": window(src, dst, 4, 8, 8, 4, 1, 1, 0), "order": [], "vec": 4, "pe": 1,
+            "simd": 1}
+
+
+def by_region(p):
+    return {r["region"]: r for r in p["regions"]}
+
+
+def test_one_client_at_a_time_may_put_two_words_in_a_bank():
+    p = plan([conv()])
+    x, y = by_region(p)["x"], by_region(p)["y"]
+    # x: 12 words, 2 a bank -> 8 banks; h mod 2 x w mod 4 puts rows 0 and 2 together (2 a bank),
+    # where (1, 1, 8) leaves 3 rows in a bank and (1, 2, 2) 4; (1, 4, 2) ties and loses on order
+    assert (x["Bc"], x["Bh"], x["Bw"], x["worst"], x["allowed"], x["ports"], x["copies"]) == (1, 2, 4, 2, 2, 1, 1)
+    assert x["depth"] == 4 * 4 * 2 and x["sampled"]           # 8 of the word's 32 output positions
+    # y: 4 words a write, 2 a bank -> 2 banks by w (ties with c, which loses on order)
+    assert (y["Bc"], y["Bh"], y["Bw"], y["worst"], y["clients"]) == (1, 1, 2, 2, ["core0 write lanes"])
+    assert p["served"] and banking.unserved(p) is None
+    assert p["banks"] == 8 + 2 + 1 and p["words"] == 8 * 32 + 2 * 128 + 256     # z: no client, one bank
+
+
+def test_two_clients_at_once_take_a_bank_each():
+    # core 1 reads y (4 pixels of a channel) as core 0 writes it (2 channels x 2 pixels): one word
+    # of each a bank: (2, 1, 4) is the fewest banks that split both
+    y = by_region(plan([conv(), pool(1, 256, 512)]))["y"]
+    assert (y["Bc"], y["Bh"], y["Bw"], y["worst"], y["allowed"], y["ports"], y["copies"]) == (2, 1, 4, 1, 1, 2, 1)
+    assert y["clients"] == ["core0 write lanes", "core1 read lanes"]
+    # in different stages they never meet: 2 a bank again, and w mod 2 serves both (the reads'
+    # 4 pixels 2 a bank, the writes' 2 channels of a pixel in one)
+    y = by_region(plan([conv(0), pool(1, 256, 512, stage=1)]))["y"]
+    assert (y["Bc"], y["Bh"], y["Bw"], y["worst"], y["allowed"], y["ports"]) == (1, 1, 2, 2, 2, 1)
+
+
+def test_more_clients_than_ports_copy_the_region_and_two_writers_are_refused():
+    p = plan([conv(), pool(1, 256, 512), pool(2, 256, 0)])
+    y = by_region(p)["y"]
+    # a writer and two readers: two copies, each written by core 0 and read by one reader
+    assert (y["ports"], y["writers"], y["copies"], y["served"]) == (3, 1, 2, True)
+    assert p["banks"] == sum(r["banks"] * r["copies"] for r in p["regions"])
+    assert y["bank_storage"]["lut"] == 2 * y["banks"] * banking.storage(y["depth"] * 8, 8, load_device("u280")).lut
+    # core 2 writing x as core 0 reads it is fine (2 clients); writing y beside core 0 is not
+    p = plan([conv(), pool(1, 256, 512), pool(2, 512, 256)])
+    assert not p["served"] and banking.unserved(p).startswith("y: 2 writers at once (core0 write lanes, core1 read")
