@@ -23,21 +23,25 @@ def region(name, base):
 LAYOUT = [region("x", 0), region("y", 256), region("z", 512)]
 
 
-def plan(words):
-    return banking.plan(LAYOUT, 768, 8, words, [], [], [], {}, load_device("u280"))
+def plan(words, sequential=False):
+    # when each task's clients run: all of a dataflow stage's at once; a sequential stage's one
+    # task after another
+    phases = {w["task"]: (w["stage"], w["task"] if sequential else "") for w in words}
+    return banking.plan(LAYOUT, 768, 8, words, [], [], [], phases, load_device("u280"))
 
 
 def conv(stage=0):
     # a dense 3x3 conv x -> y, padding 1, on core 0: VEC 2 pixels x SIMD 9 taps (one input
     # channel's 3 rows x 4 columns: 12 words a step; its 2 PE lanes share them), a group's
     # write is 2 channels x 2 pixels
-    return {"core": 0, "stage": stage, "f": window(0, 256, 4, 8, 8, 4, 4, 3, 1), "order": [], "vec": 2, "pe": 2, "simd": 9}
+    return {"core": 0, "stage": stage, "task": "conv", "f": window(0, 256, 4, 8, 8, 4, 4, 3, 1), "order": [], "vec": 2,
+            "pe": 2, "simd": 9}
 
 
 def pool(core, src, dst, stage=0):
     # a 1x1 depthwise window (a copy) on its own core: 4 pixels of one channel a step
-    return {"core": core, "stage": stage, "f": window(src, dst, 4, 8, 8, 4, 1, 1, 0), "order": [], "vec": 4, "pe": 1,
-            "simd": 1}
+    return {"core": core, "stage": stage, "task": f"pool{core}", "f": window(src, dst, 4, 8, 8, 4, 1, 1, 0), "order": [],
+            "vec": 4, "pe": 1, "simd": 1}
 
 
 def by_region(p):
@@ -67,6 +71,8 @@ def test_two_clients_at_once_take_a_bank_each():
     # 4 pixels 2 a bank, the writes' 2 channels of a pixel in one)
     y = by_region(plan([conv(0), pool(1, 256, 512, stage=1)]))["y"]
     assert (y["Bc"], y["Bh"], y["Bw"], y["worst"], y["allowed"], y["ports"]) == (1, 1, 2, 2, 2, 1)
+    # nor do two tasks of one sequential stage, which its core runs one after the other
+    assert by_region(plan([conv(0), pool(0, 256, 512)], sequential=True))["y"] == y
 
 
 def test_more_clients_than_ports_copy_the_region_and_two_writers_are_refused():

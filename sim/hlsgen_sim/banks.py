@@ -37,6 +37,7 @@ import numpy as np
 
 _ACCESS = re.compile(r" ([rw])(\d+):([0-9a-fA-F]+)")
 MAX_NB = 512
+BINCOUNT_CELLS = 1 << 24     # (cycle, bank) counters at a time
 
 
 def read_trace(path: Path) -> Dict[str, np.ndarray]:
@@ -80,11 +81,26 @@ def _worst(cycle: np.ndarray, bank: np.ndarray, keep: np.ndarray) -> Tuple[int, 
     """(most accesses on one bank in one cycle, that cycle, that bank) over the kept accesses."""
     if not keep.any():
         return 0, -1, -1
-    nb = int(bank.max()) + 1
-    key = cycle[keep] * nb + bank[keep]
-    u, cnt = np.unique(key, return_counts=True)
-    i = int(np.argmax(cnt))
-    return int(cnt[i]), int(u[i] // nb), int(u[i] % nb)
+    cyc, bnk = cycle[keep], bank[keep]
+    nb = int(bnk.max()) + 1
+    step = np.diff(cyc)
+    if (step < 0).any():                     # (a trace is in cycle order; this is for any other)
+        u, cnt = np.unique(cyc * nb + bnk, return_counts=True)
+        i = int(np.argmax(cnt))
+        return int(cnt[i]), int(u[i] // nb), int(u[i] % nb)
+    # in cycle order: count (cycle, bank) pairs by the cycles' ranks, a chunk of cycles at a
+    # time (no sort); the first of the most, as np.unique's order would give it
+    rank = np.concatenate([[0], np.cumsum(step != 0)])
+    per = max(1, BINCOUNT_CELLS // nb)
+    best = (0, -1, -1)
+    for lo in range(0, int(rank[-1]) + 1, per):
+        a, b = np.searchsorted(rank, [lo, lo + per])
+        cnt = np.bincount((rank[a:b] - lo) * nb + bnk[a:b])
+        i = int(np.argmax(cnt))
+        if cnt[i] > best[0]:
+            j = a + int(np.searchsorted(rank[a:b], lo + i // nb))
+            best = (int(cnt[i]), int(cyc[j]), i % nb)
+    return best
 
 
 def _shared(t: Dict[str, np.ndarray]) -> np.ndarray:
@@ -229,24 +245,28 @@ def weigh(design: Dict, t: Dict[str, np.ndarray], ports: int = 2) -> Dict:
     out["region_cyclic"] = rc
     per = []
     for r, (rname, shape, size) in enumerate(zip(rnames, shapes, sizes)):
-        mine = shared & (region == r)
-        c, h, w, dims = _coords(offset, shape)
+        mine = np.flatnonzero(shared & (region == r))         # the region's accesses only
+        c, h, w, dims = _coords(offset[mine], shape)
+        cyc = cycle[mine]
+        every = np.ones(len(mine), dtype=bool)
         best = None
-        for bc in _pow2s(dims[0]):
-            for bh in _pow2s(dims[1]):
-                for bw in _pow2s(dims[2]):
-                    if bc * bh * bw > MAX_NB:
-                        continue
-                    bank = (c % bc * bh + h % bh) * bw + w % bw
-                    most, at, b = _worst(cycle, bank, mine)
-                    key = (max(most, ports), bc * bh * bw, most)
-                    if best is None or key < best[0]:
-                        best = (key, (bc, bh, bw), at, b, bank)
+        # fewest banks first (stable: the nested order within a count); once some count serves
+        # at `ports`, no larger count can beat it
+        cands = sorted(((bc, bh, bw) for bc in _pow2s(dims[0]) for bh in _pow2s(dims[1]) for bw in _pow2s(dims[2])
+                        if bc * bh * bw <= MAX_NB), key=lambda b: b[0] * b[1] * b[2])
+        for bc, bh, bw in cands:
+            if best is not None and best[0][0] == ports and bc * bh * bw > best[0][1]:
+                break
+            bank = (c % bc * bh + h % bh) * bw + w % bw
+            most, at, b = _worst(cyc, bank, every)
+            key = (max(most, ports), bc * bh * bw, most)
+            if best is None or key < best[0]:
+                best = (key, (bc, bh, bw), at, b, bank)
         (_, nbanks, most), (bc, bh, bw), at, b, bank = best
-        sel = mine & (cycle == at) & (bank == b)
+        sel = mine[(cyc == at) & (bank == b)]
         constants = r == len(rnames) - 1
         per.append({"region": rname, "shape": [int(size)] if constants else list(shape), "words": int(size),
-                    "accesses": int(mine.sum()), "worst": most, "banks": nbanks, "Bc": bc, "Bh": bh, "Bw": bw, "cycle": at,
+                    "accesses": int(len(mine)), "worst": most, "banks": nbanks, "Bc": bc, "Bh": bh, "Bw": bw, "cycle": at,
                     "depth": -(-int(size) // nbanks) if constants else _depth(dims, (bc, bh, bw), int(size)),
                     "clients": _who(names, client, sel) if most else []})
     worst = max(per, key=lambda p: p["worst"])

@@ -19,8 +19,9 @@ region from what its clients access in one cycle, which the words and ports fix:
 
 A region's banks are the fewest (then the fewest words) for which no client puts two different
 words into one bank in one cycle (reads of one word share a port). The region then needs as
-many ports per bank as it has clients that may run at once: those of one stage (the input
-streams before the first, the output streams after the last). Two is a true dual-port block
+many ports per bank as it has clients that may run at once: those of one dataflow stage, or of
+one task of a sequential stage (the input streams before the first, the output streams after
+the last). Two is a true dual-port block
 RAM. A window word's patterns are taken at a sample of its output positions (the first, the
 second, the middle, the last two and three drawn at random), which is exact where a move of
 the window moves every lane alike (a convolution over its input); an element word's or a
@@ -44,7 +45,7 @@ from . import offchip
 MAX_BANKS = 512          # banks of one region, at most
 ENUM = 1 << 21           # an element word's or channel's elements taken whole up to this many
 ORIGINS = 8              # a window word's output positions sampled
-IN_PHASE, OUT_PHASE = -1, 1 << 30
+IN_PHASE, OUT_PHASE = (-1, ""), (1 << 30, "")      # the input streams' and output streams' phases
 
 
 class _Regions:
@@ -108,10 +109,10 @@ class _Patterns:
     def __init__(self, regions: _Regions):
         self.reg = regions
         self.rows: Dict[int, List[np.ndarray]] = {}
-        self.phases: Dict[int, Dict[int, set]] = {}
+        self.phases: Dict[int, Dict[Tuple[int, str], set]] = {}
         self.sampled: Dict[int, bool] = {}
 
-    def add(self, client: str, writes: bool, phase: int, addr: np.ndarray, sampled: bool = False) -> None:
+    def add(self, client: str, writes: bool, phase: Tuple[int, str], addr: np.ndarray, sampled: bool = False) -> None:
         """One client's accesses (writes, or reads, of the memory): addr[cycle, lane] (-1: none)."""
         if addr.size == 0:
             return
@@ -275,11 +276,13 @@ def _beats(base_of: np.ndarray, beat: int) -> Tuple[np.ndarray, bool]:
 
 
 def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: List[Dict], outputs: List[Dict],
-         channels: List, stage_of_core: Dict[int, int], device) -> Dict:
+         channels: List, phase_of: Dict[str, Tuple[int, str]], device) -> Dict:
     """The banks of every region of the activation memory (the module's text), and what they
     cost as the cost model places memories (cost.storage: LUT RAM when tiny, else block RAM
     or URAM), beside one memory per region read 64 bits a cycle as the model charges a stored
-    tensor."""
+    tensor. `phase_of`: per task, when its clients run: (stage, "") in a dataflow stage, whose
+    tasks all run at once, and (stage, task) in a sequential one, whose core runs one task
+    after another (a task's channels run within it)."""
     reg = _Regions(layout, words)
     pat = _Patterns(reg)
     rng = np.random.default_rng(0)
@@ -289,8 +292,8 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
             rd, wr, sampled = _window(f, a["vec"], a["pe"], a["simd"], rng)
         else:
             wr, rd, sampled = _element(f, a["order"], a["vec"] * a["pe"] * a["simd"])
-        pat.add(f"core{c} read lanes", False, a["stage"], rd, sampled)
-        pat.add(f"core{c} write lanes", True, a["stage"], wr, sampled)
+        pat.add(f"core{c} read lanes", False, phase_of[a["task"]], rd, sampled)
+        pat.add(f"core{c} write lanes", True, phase_of[a["task"]], wr, sampled)
     for p in inputs:
         beats, sampled = _beats(p["base"] + np.arange(p["size"], dtype=np.int64), p["beat"])
         pat.add(f"input {p['name']} beats", True, IN_PHASE, beats, sampled)
@@ -301,7 +304,7 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
         if ch.what == "weights":
             continue
         beats, sampled = _beats(ch.base + offchip.onchip_index(ch, ch.count), ch.beat)
-        pat.add(f"m_axi {ch.bundle} {'write' if ch.write else 'read'} beats", not ch.write, stage_of_core[ch.core], beats,
+        pat.add(f"m_axi {ch.bundle} {'write' if ch.write else 'read'} beats", not ch.write, phase_of[ch.task], beats,
                 sampled)
     out = []
     for r, name in enumerate(reg.names):
