@@ -3,6 +3,7 @@ words, on words whose answers are worked out by hand (the plan against simulated
 every Foundation design: test_rtl_design.py)."""
 from hlsgen.backends.rtl import banking
 from hlsgen.backends.vitis.kernel import KIND_WINDOW, WORD
+from hlsgen.schedule.cost import storage
 from hlsgen.schedule.device import load_device
 
 
@@ -81,7 +82,7 @@ def test_more_clients_than_ports_copy_the_region_and_two_writers_are_refused():
     # a writer and two readers: two copies, each written by core 0 and read by one reader
     assert (y["ports"], y["writers"], y["copies"], y["served"]) == (3, 1, 2, True)
     assert p["banks"] == sum(r["banks"] * r["copies"] for r in p["regions"])
-    assert y["bank_storage"]["lut"] == 2 * y["banks"] * banking.storage(y["depth"] * 8, 8, load_device("u280")).lut
+    assert y["bank_storage"]["lut"] == 2 * y["banks"] * storage(y["depth"] * 8, 8, load_device("u280")).lut
     # core 2 writing x as core 0 reads it is fine (2 clients); writing y beside core 0 is not
     p = plan([conv(), pool(1, 256, 512), pool(2, 512, 256)])
     assert not p["served"] and banking.unserved(p).startswith("y: 2 writers at once (core0 write lanes, core1 read")

@@ -82,14 +82,14 @@ def _worst(cycle: np.ndarray, bank: np.ndarray, keep: np.ndarray) -> Tuple[int, 
     if not keep.any():
         return 0, -1, -1
     cyc, bnk = cycle[keep], bank[keep]
-    nb = int(bnk.max()) + 1
     step = np.diff(cyc)
-    if (step < 0).any():                     # (a trace is in cycle order; this is for any other)
-        u, cnt = np.unique(cyc * nb + bnk, return_counts=True)
-        i = int(np.argmax(cnt))
-        return int(cnt[i]), int(u[i] // nb), int(u[i] % nb)
-    # in cycle order: count (cycle, bank) pairs by the cycles' ranks, a chunk of cycles at a
-    # time (no sort); the first of the most, as np.unique's order would give it
+    if (step < 0).any():                     # (a trace is in cycle order; a hand-made one may not be)
+        o = np.argsort(cyc, kind="stable")
+        cyc, bnk = cyc[o], bnk[o]
+        step = np.diff(cyc)
+    nb = int(bnk.max()) + 1
+    # count (cycle, bank) pairs by the cycles' ranks, a chunk of cycles at a time (no sort); the
+    # first of the most (earliest cycle, then lowest bank)
     rank = np.concatenate([[0], np.cumsum(step != 0)])
     per = max(1, BINCOUNT_CELLS // nb)
     best = (0, -1, -1)
@@ -114,6 +114,16 @@ def _shared(t: Dict[str, np.ndarray]) -> np.ndarray:
     return keep
 
 
+def _region_of(bases: np.ndarray, sizes: np.ndarray, addr: np.ndarray) -> np.ndarray:
+    """Each address's index among regions (base, size), -1 where it is in none."""
+    if not len(bases):
+        return np.full(len(addr), -1, dtype=np.int64)
+    order = np.argsort(bases, kind="stable")
+    k = np.searchsorted(bases[order], addr, side="right") - 1
+    r = order[np.maximum(k, 0)]
+    return np.where((k >= 0) & (addr < bases[r] + sizes[r]), r, -1)
+
+
 def _regions(design: Dict, t: Dict[str, np.ndarray]):
     """Each access's region (an index into design.json's regions: stored tensors and staging
     regions; the last index: every other word, the elementwise constants, from the first of
@@ -129,14 +139,12 @@ def _regions(design: Dict, t: Dict[str, np.ndarray]):
     shapes = [r["shape"] for r in regs] + [[other]]
     sizes = [r["size"] for r in regs] + [other]
     starts = np.asarray([r["base"] for r in regs], dtype=np.int64)
-    ends = np.asarray([r["base"] + r["size"] for r in regs], dtype=np.int64)
     addr = t["addr"]
     if (addr >= words).any():
         raise ValueError(f"trace address {int(addr[np.argmax(addr >= words)]):#x} is in no region of design.json "
                          f"(the memory has {words} words)")
-    region = np.searchsorted(starts, addr, side="right") - 1
-    inside = (region >= 0) & (addr < ends[np.maximum(region, 0)]) if len(regs) else np.zeros(len(addr), dtype=bool)
-    region = np.where(inside, region, len(regs))
+    region = _region_of(starts, np.asarray([r["size"] for r in regs], dtype=np.int64), addr)
+    region = np.where(region >= 0, region, len(regs))
     offset = addr - np.append(starts, lo)[region]
     return region, offset, names, shapes, sizes
 
@@ -152,32 +160,24 @@ def planned(design: Dict, t: Dict[str, np.ndarray]) -> Dict:
     cycle, addr = t["cycle"][keep], t["addr"][keep]
     client = client[keep]
     regs = plan["regions"]
-    starts = np.asarray([r["base"] for r in regs], dtype=np.int64)
-    order = np.argsort(starts, kind="stable")
-    ends = starts + np.asarray([r["size"] for r in regs], dtype=np.int64)
-    k = np.searchsorted(starts[order], addr, side="right") - 1
-    region = order[np.maximum(k, 0)]
-    inside = (k >= 0) & (addr < ends[region])
-    if not inside.all():
-        raise ValueError(f"trace address {int(addr[np.argmax(~inside)]):#x} is in no region of the bank plan")
+    region = _region_of(np.asarray([r["base"] for r in regs], dtype=np.int64),
+                        np.asarray([r["size"] for r in regs], dtype=np.int64), addr)
+    if (region < 0).any():
+        raise ValueError(f"trace address {int(addr[np.argmax(region < 0)]):#x} is in no region of the bank plan")
     out = []
     for r, reg in enumerate(regs):
         mine = region == r
-        c, h, w = reg["dims"]
-        off = addr[mine] - reg["base"]
-        bank = ((off // (h * w) % c % reg["Bc"]) * reg["Bh"] + off // w % h % reg["Bh"]) * reg["Bw"] + off % w % reg["Bw"]
+        c, h, w, _ = _coords(addr[mine] - reg["base"], reg["dims"])
+        bank = (c % reg["Bc"] * reg["Bh"] + h % reg["Bh"]) * reg["Bw"] + w % reg["Bw"]
         cyc, who = cycle[mine], client[mine]
-        worst, at = 0, -1
+        worst, at, met = 0, -1, 0
         if mine.any():
             key = (cyc * len(names) + who) * reg["banks"] + bank
             u, cnt = np.unique(key, return_counts=True)
             i = int(np.argmax(cnt))
             worst, at = int(cnt[i]), int(u[i] // reg["banks"] // len(names))
-        met = 0
-        if mine.any():
             pairs = np.unique(cyc * len(names) + who)
-            _, per = np.unique(pairs // len(names), return_counts=True)
-            met = int(per.max())
+            met = int(np.unique(pairs // len(names), return_counts=True)[1].max())
         out.append({"region": reg["region"], "Bc": reg["Bc"], "Bh": reg["Bh"], "Bw": reg["Bw"], "banks": reg["banks"],
                     "copies": reg["copies"], "allowed": reg["allowed"], "ports": reg["ports"], "worst": worst,
                     "cycle": at, "clients_met": met,

@@ -279,10 +279,11 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
          channels: List, phase_of: Dict[str, Tuple[int, str]], device) -> Dict:
     """The banks of every region of the activation memory (the module's text), and what they
     cost as the cost model places memories (cost.storage: LUT RAM when tiny, else block RAM
-    or URAM), beside one memory per region read 64 bits a cycle as the model charges a stored
-    tensor. `phase_of`: per task, when its clients run: (stage, "") in a dataflow stage, whose
-    tasks all run at once, and (stage, task) in a sequential one, whose core runs one task
-    after another (a task's channels run within it)."""
+    or URAM), beside one memory per region placed by the model's rule for a stored tensor
+    (read 64 bits a cycle; a dataflow schedule charges its streamed tensors FIFOs instead).
+    `phase_of`: per task, when its clients run: (stage, "") in a dataflow stage, whose tasks
+    all run at once, and (stage, task) in a sequential one, whose core runs one task after
+    another (a task's channels run within it)."""
     reg = _Regions(layout, words)
     pat = _Patterns(reg)
     rng = np.random.default_rng(0)

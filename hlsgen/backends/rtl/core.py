@@ -675,8 +675,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
             lin["ESTEP"] = extra["ESTEP"]
             extra.update(ELEMS=lin["ELEMS"], PQ=lin["PQ"], PR=lin["PR"], **_element_maps(f, order, lin))
         # what the word reads and writes in the activation memory, for the bank planner (banking.py)
-        accesses.append({"core": c, "stage": stage_of[t.name], "task": t.name, "f": list(f), "order": list(order),
-                         "vec": vec, "pe": pe, "simd": simd})
+        accesses.append({"core": c, "task": t.name, "f": list(f), "order": list(order), "vec": vec, "pe": pe,
+                         "simd": simd})
         first_word.setdefault(t.name, (c, len(words[c]) // (len(f) + NX)))
         words[c] += f + [v for name, _ in RTL_FIELDS for v in extra[name]]
         if t.name not in what[c]:

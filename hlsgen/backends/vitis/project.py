@@ -24,7 +24,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -118,8 +118,8 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
         manifest["weights"] = {"file": "weights.bin", "words": int(kb.weight_image.size), "word_bits": kb.wcw,
                                "offsets": {name: off for name, off in kb.woff.items()}}
     files["data/manifest.json"] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
-    files.update(render_rtl(graph, sched, device, k, kb))
-    banks = json.loads(files["sim/design.json"])["synth"]["act_mem"]["banking"]
+    rtl, banks = render_rtl(graph, sched, device, k, kb)
+    files.update(rtl)
     report = sched.to_json(device)
     report["hlsgen_version"] = __version__
     report["model_name"] = graph.name
@@ -131,8 +131,9 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     return files
 
 
-def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder) -> Dict[str, bytes]:
-    """OUT/rtl (the core, its memory images, the top) and OUT/sim (the cocotb testbench)."""
+def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder) -> Tuple[Dict[str, bytes], Dict]:
+    """OUT/rtl (the core, its memory images, the top) and OUT/sim (the cocotb testbench), and the
+    banks planned for the activation memory (rtl/banking.py), which the reports show."""
     from ..rtl.act_mem import act_mem_ports
     from ..rtl.core import build_core, word_package
     from ..rtl.modules import RTL_DIR
@@ -187,7 +188,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
               "tasks": [{"task": p.name, "op": p.op, "folding": p.folding.as_list(), "modeled": int(p.cycles),
                          "core": int(core["task_cycles"].get(p.name, 0))} for s in sched.stages for p in s.tasks]}
     files["sim/design.json"] = (json.dumps(design, indent=2, sort_keys=True) + "\n").encode()
-    return files
+    return files, core["banking"]
 
 
 def _synth_context(core: Dict, sched, device) -> Dict:
@@ -303,8 +304,8 @@ def _banks_md(b: Dict) -> List[str]:
              "ports serve; a region with more clients at once than a dual-port bank has is copied. "
              "`make sim SIM_ARGS=--banks` checks the plan against the simulated trace of every access.", "",
              f"- {b['banks']:,} banks holding {b['words']:,} words for {b['region_words']:,}: {res(st)} (LUT: LUT RAM), "
-             f"where one memory per region read 64 bits a cycle, as the schedule charges a stored tensor, is "
-             f"{res(wh)}" + ("" if b["served"] else f". NOT SERVED: {unserved(b, _label)}"), "",
+             f"where one memory per region, placed by the cost model's rule for a stored tensor (read 64 bits a "
+             f"cycle), is {res(wh)}" + ("" if b["served"] else f". NOT SERVED: {unserved(b, _label)}"), "",
              "| region | C x H x W | Bc x Bh x Bw | banks x copies | words a bank | clients at once | storage |",
              "|---|---:|---:|---:|---:|---:|---|"]
     for r in b["regions"]:
