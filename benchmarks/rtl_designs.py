@@ -22,6 +22,10 @@ fourth table holds the banks the build plans from the configuration words (desig
 synth.act_mem.banking, hlsgen/backends/rtl/banking.py) against that trace: banks and words,
 their storage as the cost model places memories (modeled), and whether the trace keeps to the
 plan.
+
+--routes only builds each design (no simulation) and prints its activation memory's routes: the
+port-bank paths the memory is wired with (banking.py's routes, hlsgen_top_mem.sv) beside the same
+ports wired to every bank of their regions.
 """
 import argparse
 import json
@@ -45,6 +49,8 @@ def main():
     ap.add_argument("--io", choices=["auto", "onchip", "offchip"], default="auto")
     ap.add_argument("--tables", type=Path, help="only print the bank tables of this rtl_designs JSON")
     ap.add_argument("--weigh-banks", action="store_true", help="trace the activation memory and weigh banking schemes")
+    ap.add_argument("--routes", action="store_true",
+                    help="only build each design and print its memory's routes (port-bank paths), no simulation")
     a = ap.parse_args()
     if a.tables:
         bank_table(json.loads(a.tables.read_text()))
@@ -52,8 +58,13 @@ def main():
     from hlsgen.zoo.testnets import export
 
     rows = []
-    print("| net | target | mode | simulated cycles | modeled cycles | model error | bit-exact |")
-    print("|---|---|---|---:|---:|---:|---|")
+    if a.routes:
+        print("| net | target | mode | planned banks (copies included) | port-bank paths (routes) | "
+              "the same ports to every bank | every access enumerated |")
+        print("|---|---|---|---:|---:|---:|---|")
+    else:
+        print("| net | target | mode | simulated cycles | modeled cycles | model error | bit-exact |")
+        print("|---|---|---|---:|---:|---:|---|")
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
         for net in NETS:
@@ -66,6 +77,11 @@ def main():
                     if b.returncode != 0:
                         print(f"| {net} | {target} | {mode} | (refused: does not fit) | | | |", flush=True)
                         continue
+                    if a.routes:
+                        pl = json.loads((out / "sim" / "design.json").read_text())["synth"]["act_mem"]["banking"]
+                        print(f"| {net} | {target} | {mode} | {pl['banks']:,} | {pl['paths']:,} | {pl['full_paths']:,} | "
+                              f"{'yes' if all(o['routes_exact'] for o in pl['regions']) else 'NO'} |", flush=True)
+                        continue
                     r = subprocess.run(["make", "-C", str(out), "sim", *(["SIM_ARGS=--banks"] if a.weigh_banks else [])],
                                        capture_output=True, text=True)
                     res = json.loads((out / "results" / "sim.json").read_text())
@@ -75,6 +91,8 @@ def main():
                           f"{res['cycle_error']:+.1%} | {'yes' if res['passed'] and r.returncode == 0 else 'NO'} |",
                           flush=True)
                     rows.append(dict(res, net=net, target=target, mode=mode))
+    if a.routes:
+        return
     errs = [abs(r["cycle_error"]) for r in rows]
     if errs:
         print(f"\n{len(rows)} designs; model error within {max(errs):.1%} of the simulated cycles")

@@ -28,7 +28,13 @@ def plan(words, sequential=False):
     # when each task's clients run: all of a dataflow stage's at once; a sequential stage's one
     # task after another
     phases = {w["task"]: (w["stage"], w["task"] if sequential else "") for w in words}
-    return banking.plan(LAYOUT, 768, 8, words, [], [], [], phases, load_device("u280"))
+    # each core's lanes as core.py sizes them (the widest of its words; XSH: its PE lanes share reads)
+    lanes = {}
+    for w in words:
+        ln = lanes.setdefault(w["core"], {"MV": 1, "MP": 1, "MS": 1, "ML": 1, "XSH": 1})
+        ln.update(MV=max(ln["MV"], w["vec"]), MP=max(ln["MP"], w["pe"]), MS=max(ln["MS"], w["simd"]))
+        ln["XSH"] &= int(w["f"][WORD["W_OG"]] >= w["f"][WORD["W_O"]])
+    return banking.plan(LAYOUT, 768, 8, words, [], [], [], phases, load_device("u280"), lanes)
 
 
 def conv(stage=0):
@@ -73,7 +79,9 @@ def test_two_clients_at_once_take_a_bank_each():
     y = by_region(plan([conv(0), pool(1, 256, 512, stage=1)]))["y"]
     assert (y["Bc"], y["Bh"], y["Bw"], y["worst"], y["allowed"], y["ports"]) == (1, 1, 2, 2, 2, 1)
     # nor do two tasks of one sequential stage, which its core runs one after the other
-    assert by_region(plan([conv(0), pool(0, 256, 512)], sequential=True))["y"] == y
+    routed = ("routes", "paths", "full_paths")           # (the read routes are core 0's ports there)
+    assert {k: v for k, v in by_region(plan([conv(0), pool(0, 256, 512)], sequential=True))["y"].items()
+            if k not in routed} == {k: v for k, v in y.items() if k not in routed}
 
 
 def test_more_clients_than_ports_copy_the_region_and_two_writers_are_refused():
@@ -81,8 +89,27 @@ def test_more_clients_than_ports_copy_the_region_and_two_writers_are_refused():
     y = by_region(p)["y"]
     # a writer and two readers: two copies, each written by core 0 and read by one reader
     assert (y["ports"], y["writers"], y["copies"], y["served"]) == (3, 1, 2, True)
+    assert y["copy_of"] == {"core1 read lanes": 0, "core2 read lanes": 1}
     assert p["banks"] == sum(r["banks"] * r["copies"] for r in p["regions"])
     assert y["bank_storage"]["lut"] == 2 * y["banks"] * storage(y["depth"] * 8, 8, load_device("u280")).lut
     # core 2 writing x as core 0 reads it is fine (2 clients); writing y beside core 0 is not
     p = plan([conv(), pool(1, 256, 512), pool(2, 512, 256)])
     assert not p["served"] and banking.unserved(p).startswith("y: 2 writers at once (core0 write lanes, core1 read")
+
+
+def test_routes_are_the_banks_each_port_reaches():
+    """Every port's banks, from every output position: the conv's read port v * 9 + s (its PE
+    lanes share reads) takes tap (ky, kx) = (s / 3, s % 3) of pixel ox = 2 og + v, so over all
+    positions it reaches both rows' banks (h mod 2) and the two w mod 4 of its parity
+    (ix = ox - 1 + kx); write port v * 2 + p writes pixel parity v: bank v of y's 2."""
+    p = plan([conv()])
+    x, y = by_region(p)["x"], by_region(p)["y"]
+    assert (x["Bc"], x["Bh"], x["Bw"]) == (1, 2, 4) and (y["Bc"], y["Bh"], y["Bw"]) == (1, 1, 2)
+    reads = x["routes"]["core0 read lanes"]
+    assert len(reads) == 18 and list(x["routes"]) == ["core0 read lanes"]
+    for k, banks in enumerate(reads):
+        v, kx = k // 9, k % 9 % 3
+        assert banks == [h * 4 + w for h in (0, 1) for w in range(4) if (w - (v - 1 + kx)) % 2 == 0], (k, banks)
+    assert x["paths"] == 18 * 4 and x["full_paths"] == 18 * 8 and x["routes_exact"]
+    assert y["routes"] == {"core0 write lanes": [[0], [0], [1], [1]]} and y["paths"] == 4
+    assert banking.bank_of(3, 1, 2, (2, 2, 4)) == (1 * 4 + 2) * 2 + 1

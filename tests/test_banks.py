@@ -72,10 +72,15 @@ def test_the_builds_plan_is_held_against_the_trace(tmp_path):
     plan = {"served": True, "banks": 5, "words": 40, "region_words": 40, "storage": {"bram18": 0, "lut": 5},
             "whole_storage": {"bram18": 0, "lut": 1},
             "regions": [reg("x", 0, 32, [2, 4, 4], (1, 1, 4), 2, 1), reg("y", 32, 8, [1, 1, 8], (1, 1, 1), 1, 2)]}
+    # routes: read lane k reaches x's bank k mod 4 (cycle 5's w = k mod 4) and bank 1 (cycle 9's
+    # word, w = 1); both writes reach y's one bank
+    plan["regions"][0]["routes"] = {"core0 read lanes": [sorted({k % 4, 1}) for k in range(8)]}
+    plan["regions"][1]["routes"] = {"core1 write lanes": [[0], [0]]}
     d = {"synth": {"act_mem": dict(DESIGN["synth"]["act_mem"], banking=plan)}}
     row = " ".join(f"r{k}:{a:x}" for k, a in enumerate([0, 1, 2, 3, 16, 17, 18, 19]))
     t = trace(tmp_path, [f"5 {row} w0:20 w1:24", "9 " + " ".join(f"r{k}:19" for k in range(8))])
     pl = banks.weigh(d, t)["planned"]
+    assert pl["routes_kept"] and pl["off_route"] is None
     x, y = pl["regions"]
     # x: each bank gets w = k of both channels from core0's lanes (2, as planned); y: the two
     # writes of cycle 5 land in its one bank (2 where the plan allows 1)
@@ -85,7 +90,23 @@ def test_the_builds_plan_is_held_against_the_trace(tmp_path):
         banks.weigh(d, t)))
     # with y at 8 banks the writes are apart; a cycle in which core1 writes x as core0 reads it
     # meets 2 clients where the plan has 1
-    plan["regions"][1].update(Bw=8, banks=8)
+    plan["regions"][1].update(Bw=8, banks=8, routes={"core1 write lanes": [[0], [4]]})
+    plan["regions"][0]["routes"]["core1 write lanes"] = [[1]]
     t = trace(tmp_path, [f"5 {row} w0:20 w1:24", "11 r0:0 w0:1"])
-    x, y = banks.weigh(d, t)["planned"]["regions"]
-    assert (y["worst"], y["ok"]) == (1, True) and (x["clients_met"], x["ok"]) == (2, False)
+    pl = banks.weigh(d, t)["planned"]
+    x, y = pl["regions"]
+    assert (y["worst"], y["ok"]) == (1, True) and (x["clients_met"], x["ok"]) == (2, False) and pl["routes_kept"]
+
+
+def test_an_access_off_its_ports_routes_is_named(tmp_path):
+    # x in 4 banks by w; read lane 5 is routed to bank 1 only, and reads w = 1 and then w = 2
+    plan = {"served": True, "banks": 4, "words": 32, "region_words": 40, "storage": {"bram18": 0, "lut": 4},
+            "whole_storage": {"bram18": 0, "lut": 1}, "paths": 1, "full_paths": 4,
+            "regions": [{"region": "x", "base": 0, "size": 32, "dims": [2, 4, 4], "Bc": 1, "Bh": 1, "Bw": 4,
+                         "banks": 4, "copies": 1, "allowed": 2, "ports": 1,
+                         "routes": {"core0 read lanes": [[]] * 5 + [[1]]}}]}
+    d = {"synth": {"act_mem": dict(DESIGN["synth"]["act_mem"], banking=plan)}}
+    pl = banks.weigh(d, trace(tmp_path, ["3 r5:1", "4 r5:2"]))["planned"]
+    assert not pl["ok"] and not pl["routes_kept"]
+    assert pl["off_route"] == "cycle 4: core0 read lanes port 5 reached bank 2 of x, which its routes do not give it"
+    assert "core0 read lanes port 5 reached bank 2" in "\n".join(banks.table(banks.weigh(d, trace(tmp_path, ["4 r5:2"]))))

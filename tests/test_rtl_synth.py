@@ -254,7 +254,7 @@ def test_synth_yosys_whole_design_keeps_the_memory_as_a_black_box(exported, tmp_
     """`make synth-yosys SCOPE=top` synthesizes the design as one netlist, as Vivado would: the
     cores, the m_axi bundle that streams the weights in (hlsgen_m_axi and the top's beat
     addressing), the AXI4-Lite control, the stream ports and the row counters, flattened. Only
-    the activation memory, hlsgen_act_mem, is kept as a black box, and yosys.json gives its size
+    the activation memory, hlsgen_top_mem, is kept as a black box, and yosys.json gives its size
     and ports, which add up client by client. The design's DSP48E2 count is the model's: the
     glue around the cores multiplies nothing into DSPs."""
     doc, r = synth(exported, tmp_path, "pointwise", "dataflow", scope="top", weights="offchip")
@@ -272,5 +272,5 @@ def test_synth_yosys_whole_design_keeps_the_memory_as_a_black_box(exported, tmp_
         assert sum(x["n"] for x in am["clients"] if x["port"] == kind) == total > 0
     assert {x["client"] for x in am["clients"]} >= {"core0 read lanes", "core0 write lanes", "input in0 beats",
                                                      "output out0 beats"}
-    assert "hlsgen_act_mem" in doc["not_synthesized"]
+    assert "hlsgen_top_mem" in doc["not_synthesized"]
     assert am["banking"]["served"] and "PLANNED" in r.stdout and "MODELED at" in r.stdout, r.stdout[-2000:]

@@ -31,7 +31,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -156,6 +156,7 @@ def planned(design: Dict, t: Dict[str, np.ndarray]) -> Dict:
     the region in one cycle (the plan provides `ports`). Reads of one word share a port."""
     plan = design["synth"]["act_mem"]["banking"]
     names, client = _clients(design, t)
+    off_route = _off_route(design, t, names, client)
     keep = _shared(t)
     cycle, addr = t["cycle"][keep], t["addr"][keep]
     client = client[keep]
@@ -168,7 +169,7 @@ def planned(design: Dict, t: Dict[str, np.ndarray]) -> Dict:
     for r, reg in enumerate(regs):
         mine = region == r
         c, h, w, _ = _coords(addr[mine] - reg["base"], reg["dims"])
-        bank = (c % reg["Bc"] * reg["Bh"] + h % reg["Bh"]) * reg["Bw"] + w % reg["Bw"]
+        bank = _bank(c, h, w, reg)
         cyc, who = cycle[mine], client[mine]
         worst, at, met = 0, -1, 0
         if mine.any():
@@ -183,8 +184,51 @@ def planned(design: Dict, t: Dict[str, np.ndarray]) -> Dict:
                     "cycle": at, "clients_met": met,
                     "ok": bool(worst <= reg["allowed"] and met <= max(1, reg["ports"]))})
     return {"figures": "the build's planned banks (not simulated) checked on this simulated trace",
-            "ok": all(o["ok"] for o in out), "plan_served": plan["served"],
+            "ok": all(o["ok"] for o in out) and off_route is None, "plan_served": plan["served"],
+            "routes_kept": off_route is None, "off_route": off_route,
+            "paths": plan.get("paths"), "full_paths": plan.get("full_paths"),
             **{k: plan[k] for k in ("banks", "words", "region_words", "storage", "whole_storage")}, "regions": out}
+
+
+def _bank(c: np.ndarray, h: np.ndarray, w: np.ndarray, reg: Dict) -> np.ndarray:
+    """The bank of (c, h, w) in a planned region, numbered as hlsgen_bank_mem (and banking.py's
+    routes) number them: ((h mod Bh) * Bw + w mod Bw) * Bc + c mod Bc."""
+    return (h % reg["Bh"] * reg["Bw"] + w % reg["Bw"]) * reg["Bc"] + c % reg["Bc"]
+
+
+def _off_route(design: Dict, t: Dict[str, np.ndarray], names: List[str], client: np.ndarray) -> Optional[str]:
+    """The first access (every lane's, shared or not) to a bank that the plan's routes do not give
+    its port (banking.py: each client's ports and the banks they reach), or None."""
+    plan = design["synth"]["act_mem"]["banking"]
+    first = {c["client"]: c["first"] for c in design["synth"]["act_mem"]["clients"]}
+    regs = plan["regions"]
+    region = _region_of(np.asarray([r["base"] for r in regs], dtype=np.int64),
+                        np.asarray([r["size"] for r in regs], dtype=np.int64), t["addr"])
+    bad = []
+    for r, reg in enumerate(regs):
+        mine = np.flatnonzero(region == r)
+        if not len(mine):
+            continue
+        c, h, w, _ = _coords(t["addr"][mine] - reg["base"], reg["dims"])
+        bank = _bank(c, h, w, reg)
+        routes = reg.get("routes", {})
+        for i, name in enumerate(names):
+            sel = client[mine] == i
+            if not sel.any():
+                continue
+            lanes = routes.get(name, [])
+            port = t["port"][mine][sel] - first[name]
+            nb = reg["banks"]
+            allowed = np.zeros((max(len(lanes), int(port.max()) + 1), nb), dtype=bool)
+            for k, banks in enumerate(lanes):
+                allowed[k, banks] = True
+            miss = np.flatnonzero(~allowed[port, bank[sel]])
+            if len(miss):
+                j = mine[np.flatnonzero(sel)[miss[0]]]
+                bad.append((int(t["cycle"][j]), f"cycle {int(t['cycle'][j])}: {name} port {int(port[miss[0]])} "
+                                                f"reached bank {int(bank[sel][miss[0]])} of {reg['region']}, "
+                                                f"which its routes do not give it"))
+    return min(bad)[1] if bad else None
 
 
 def _pow2s(n: int) -> List[int]:
@@ -302,6 +346,10 @@ def table(res: Dict) -> List[str]:
                         "the trace breaks it in " + "; ".join(f"{o['region'][:36]} ({o['worst']} words in a bank at "
                                                               f"cycle {o['cycle']}, {o['clients_met']} clients met)"
                                                               for o in bad[:3])))
+        if pl.get("paths") is not None:
+            lines.append(f"  its routes (each port to the banks its words reach): {pl['paths']:,} port-bank paths, where a "
+                         f"full crossbar of the same ports has {pl['full_paths']:,}; "
+                         + ("every access kept to them" if pl["routes_kept"] else pl["off_route"]))
     nb512 = res["cyclic"][str(MAX_NB)]
     if nb512["worst"] > 2:
         lines.append(f"  one memory at {MAX_NB} banks: {nb512['worst']} in one bank at cycle {nb512['cycle']}: "

@@ -12,7 +12,8 @@ Control goes through s_axi_control with cocotbext-axi's AXI4-Lite master, as a h
 would: write the buffers' addresses into the pointer registers, enable the ap_done interrupt, set ap_start, wait for the interrupt, read ap_done from
 the control register and clear the interrupt. Every output element is compared with the golden. Writes
 HLSGEN_RESULT (JSON): passed, mismatches, elements, cycles (ap_start to ap_done), first
-mismatches, and the stalled stream if the design stops making progress."""
+mismatches, the stalled stream if the design stops making progress, and whether the activation
+memory's banks served every access (act_mem_banks, memory_errors)."""
 import json
 import os
 import random
@@ -117,6 +118,19 @@ def _bank_probe(dut):
             "worst_per_bank": worst}
 
 
+def _banks_served(dut):
+    """Whether the activation memory's banks (hlsgen_top_mem) served every access over the run:
+    `conflict` (an access a bank's ports or its port's routes did not serve), `differs` (an
+    enabled read whose word from the banks is not the one array's beside them, in simulation).
+    None on RTL without them, such as Vitis's."""
+    try:
+        conflict, differs = int(dut.act_mem.conflict.value), int(dut.act_mem.differs.value)
+    except (AttributeError, ValueError):
+        return None
+    return {"figures": "simulated: the activation memory built in its planned banks (hlsgen_bank_mem per region)",
+            "conflict": bool(conflict), "differs": bool(differs)}
+
+
 @cocotb.test()
 async def design_matches_golden(dut):
     root = Path(os.environ["HLSGEN_PROJECT"])
@@ -207,12 +221,21 @@ async def design_matches_golden(dut):
     await ClockCycles(dut.ap_clk, 4)
     result = {"passed": False, "mismatches": 0, "elements": 0, "cycles": cycles, "first_mismatches": [],
               "stalled": stalled, "offchip_beats": {d.name: {"read": d.read_beats, "written": d.write_beats} for d in ddrs},
-              "axi_errors": [e for d in ddrs for e in d.errors][:10]}
+              "axi_errors": [e for d in ddrs for e in d.errors][:10], "memory_errors": []}
     if trace:
         result["word_starts"] = trace           # [cycle from ap_start, core, word]
     probe = _bank_probe(dut)
     if probe:
         result["bank_accesses"] = probe
+    served = _banks_served(dut)
+    if served:
+        result["act_mem_banks"] = served
+        if served["conflict"]:
+            result["memory_errors"].append("activation memory: a bank did not serve an access (conflict: more words "
+                                        "than its ports, or off its port's routes); the access was dropped")
+        if served["differs"]:
+            result["memory_errors"].append("activation memory: a read from the banks differs from the one array beside "
+                                        "them (the first is printed above)")
     if os.environ.get("HLSGEN_TRACE") == "1":   # every m_axi handshake, in cycles from ap_start
         start = round(t0 / 10)
         result["axi_events"] = {d.name: [[c - start, what, n] for c, what, n in d.events] for d in ddrs}
@@ -239,8 +262,10 @@ async def design_matches_golden(dut):
             i = host.index(addr, p["bytes"])
             got = _words_of(bytes(host.data[i:i + p["bytes"]]), p["cw"])
             _compare(result, f"{p['name']} ({p['label']}, off-chip)", want, got, p["cw"])
-        result["passed"] = result["mismatches"] == 0 and result["elements"] > 0 and not result["axi_errors"]
+        result["passed"] = (result["mismatches"] == 0 and result["elements"] > 0 and not result["axi_errors"]
+                            and not result["memory_errors"])
     Path(os.environ["HLSGEN_RESULT"]).write_text(json.dumps(result))
     assert stalled is None, stalled
     assert not result["axi_errors"], result["axi_errors"]
+    assert not result["memory_errors"], result["memory_errors"]
     assert result["passed"], result["first_mismatches"]

@@ -52,7 +52,14 @@ def main(argv=None) -> int:
     ap.add_argument("--banks", action="store_true",
                     help="also trace every access of the activation memory (results/mem_trace.txt) and weigh banking "
                          "schemes on it (hlsgen_sim/banks.py: results/banks.json)")
+    ap.add_argument("--mem-banks", action="store_true",
+                    help="simulate the activation memory built in its planned banks (rtl/hlsgen_top_mem_banks.sv, "
+                         "an hlsgen_bank_mem per region) instead of one array; the run fails if a bank misses an access")
     a = ap.parse_args(argv)
+    if a.mem_banks and a.rtl != "hlsgen":
+        print("make sim: --mem-banks builds hlsgen's activation memory in banks, which RTL=vitis does not have",
+              file=sys.stderr)
+        return 2
     if a.banks and a.rtl != "hlsgen":
         print("make sim: --banks traces hlsgen's activation memory, which RTL=vitis does not have", file=sys.stderr)
         return 2
@@ -63,7 +70,11 @@ def main(argv=None) -> int:
         print("make sim SIM=icarus: iverilog is not on PATH; install Icarus Verilog (apt install iverilog), "
               "or use the default SIM=verilator", file=sys.stderr)
         return 2
-    sources = [rtl / s for s in design["sources"]]
+    names = list(design["sources"])
+    if a.mem_banks:                             # the banked memory: the same module, hlsgen_top_mem
+        at = names.index("hlsgen_top_mem.sv")
+        names[at:at + 1] = design["bank_sources"]
+    sources = [rtl / s for s in names]
     top = "hlsgen_top"
     if a.simulator == "icarus" and a.rtl == "hlsgen":
         why = icarus_refusal(sources)
@@ -91,7 +102,8 @@ def main(argv=None) -> int:
     trace = out / "results" / "mem_trace.txt"
     trace.unlink(missing_ok=True)
     try:
-        runner.run(sources, top, "hlsgen_sim.design_test", run_dir, out / "build" / f"{a.simulator}-{a.rtl}",
+        runner.run(sources, top, "hlsgen_sim.design_test", run_dir,
+                   out / "build" / f"{a.simulator}-{a.rtl}{'-banks' if a.mem_banks else ''}",
                    extra_env={"HLSGEN_PROJECT": str(out), "HLSGEN_RESULT": str(raw), "HLSGEN_GAP": str(a.gap),
                               "HLSGEN_BACKPRESSURE": str(a.backpressure), "HLSGEN_SEED": str(a.seed),
                               "HLSGEN_TRACE": "1" if a.trace else "0"},
@@ -115,10 +127,17 @@ def main(argv=None) -> int:
         print("MISMATCH " + line)
     for line in res.get("axi_errors", []):
         print("AXI " + line)
+    for line in res.get("memory_errors", []):
+        print("MEMORY " + line)
     if res.get("stalled"):
         print(f"sim: STALLED: {res['stalled']} (no ap_done after {res['cycles']} cycles)")
     print(f"sim: {'PASSED' if res['passed'] else 'FAILED'}: {res['mismatches']} mismatches in {res['elements']} elements; "
           f"{res['cycles']:,} cycles simulated, {pred:,} modeled ({res['cycle_error']:+.1%})")
+    if res.get("act_mem_banks"):
+        b = res["act_mem_banks"]
+        print(f"sim: activation memory in its planned banks: "
+              f"{'a bank missed an access' if b['conflict'] else 'every access served'}, "
+              f"{'reads differ from' if b['differs'] else 'every read as'} the one array beside them")
     if a.banks:
         from hlsgen_sim import banks
         if banks.main([str(out)]) != 0:

@@ -13,10 +13,11 @@ Two syntheses per core (--scope all, the default):
   one compared with the model's.
 --scope top synthesizes the whole design at once instead: hlsgen_top with its cores, stream
 ports, m_axi bundles, AXI4-Lite control, row counters and tables, flattened as Vivado would,
-with the activation memory (hlsgen_act_mem) kept as a black box.
+with the activation memory (hlsgen_top_mem) kept as a black box.
 What is not synthesized: the activation memory, one whole-tensor array with a read port per
-lane of every core and per element of a stream or m_axi beat (simulation-first RTL,
-docs/rtl.md); its size and ports are reported (`act_mem`).
+lane (simulation-first RTL; since stop 34 `make sim SIM_ARGS=--mem-banks` simulates it built in
+its planned banks instead, rtl/hlsgen_top_mem_banks.sv; docs/rtl.md); its size, ports and
+planned banks are reported (`act_mem`).
 """
 import argparse
 import hashlib
@@ -180,11 +181,11 @@ def main(argv=None) -> int:
         # register into a DSP48E1 (-family xc7) but not into a DSP48E2 (docs/rtl.md, "Synthesis")
         "ff_note": "FF counts the datapath's pipeline registers, among them every product's, which Yosys "
                    "leaves in the fabric for a DSP48E2 where Vivado would use its MREG",
-        "not_synthesized": "the top's activation memory, hlsgen_act_mem (simulation-first RTL: one whole-tensor array "
-                           "with a read port per lane of every core, not banks; docs/rtl.md); `act_mem` gives its "
-                           "size and ports, and `act_mem.banking` the banks the build plans for it (PLANNED, their "
-                           "storage MODELED: not built, not synthesized), `memories_bits` its size and, for "
-                           "reference, the tables' that each core holds",
+        "not_synthesized": "the top's activation memory, hlsgen_top_mem (simulation-first RTL: one whole-tensor "
+                           "array with a read port per lane; its stand-in in planned banks, hlsgen_top_mem_banks.sv, "
+                           "is simulated with --mem-banks, not synthesized here; docs/rtl.md); `act_mem` gives its "
+                           "size and ports, and `act_mem.banking` its banks and routes (PLANNED, their storage "
+                           "MODELED), `memories_bits` its size and, for reference, the tables' that each core holds",
         "act_mem": syn.get("act_mem"),
         "memories_bits": syn["memories_bits"],
         "device": syn["device"],

@@ -1,12 +1,15 @@
 // hlsgen: one region of the activation memory (a stored tensor, a staging region) built as the
-// bank planner (hlsgen/backends/rtl/banking.py) plans it: C x H x W words of SB bits in
-// BC x BH x BW banks (BC = 2^LBC, ...), the word at coordinates (c, h, w) in bank
-// (c mod BC, h mod BH, w mod BW) at in-bank address ((h / BH) * WQ + w / BW) * CQ + c / BC
-// (CQ = ceil(C / BC), WQ = ceil(W / BW)). Each bank is a memory with the ports of a block RAM:
+// bank planner (hlsgen/backends/rtl/banking.py) plans it: N x C x H x W words of SB bits in
+// BC x BH x BW banks (BC = 2^LBC, ...), the word at coordinates (n, c, h, w) in bank
+// ((h mod BH) * BW + w mod BW) * BC + c mod BC at in-bank address
+// (((n * HQ + h / BH) * WQ + w / BW) * CQ + c / BC (CQ = ceil(C / BC), WQ = ceil(W / BW),
+// HQ = ceil(H / BH); N: the leading indices of a region, 1 for most). FILE, if not empty, is the
+// region's initial words in their order (n, c, h, w) ($readmemh), else they start at zero.
+// Each bank is a memory with the ports of a block RAM:
 // port A reads or writes, port B reads (and writes too when TWO_WRITES, a true dual port).
 //
-// Clients give coordinates, not addresses: NR read ports (rc, rh, rw, re) and NW write ports
-// (wc, wh, ww, we, wdata), packed (port k at [k * CB +: CB], [k * SB +: SB]). Each cycle every
+// Clients give coordinates, not addresses: NR read ports (rn, rc, rh, rw, re) and NW write ports
+// (wn, wc, wh, ww, we, wdata), packed (port k at [k * CB +: CB], [k * SB +: SB]). Each cycle every
 // bank takes its writes first (port A, then port B when TWO_WRITES), then its reads: a read of a
 // word that a port of its bank already addresses this cycle shares that port (reads of one word
 // by several lanes are one access; a read of a word written this cycle sees the old word, as
@@ -14,14 +17,21 @@
 // rdata one cycle later, as a block RAM's does. rdata the cycle after a read that was not
 // enabled is not a word the port read: in simulation (Verilator) it is the complement of what
 // the bank's port gives, as in hlsgen_act_mem, so a client that used it would show.
+// Routes: which banks each port may reach (the build's routes, banking.py), given as lists
+// (RBP/RBL/RPP/RPL, WBP/...: below). Only routed (port, bank) pairs are built: every bank's port
+// selects among the ports routed to it, and every read port's data among its routed banks. Every
+// port to every bank is a full crossbar, which is large (make demo's first region: about 63,000
+// LUT, docs/rtl.md); a convolution's ports reach a few banks each.
 // More distinct words in one bank in one cycle than its ports serve (or a second write without
-// TWO_WRITES) is a cycle the plan does not serve: `conflict` goes high and stays high, and the
-// access that found no port is dropped. The planner chooses the banks so that it never happens.
+// TWO_WRITES), or an access to a bank its port is not routed to, is a cycle the plan does not
+// serve: `conflict` goes high and stays high, and the access that found no port (or no route) is
+// dropped. The planner chooses the banks and routes so that it never happens.
 //
 // The in-bank address's multiplies by the constants CQ and WQ are sums of shifts (mulc), so
 // that synthesis builds adders and takes no DSP for them.
 module hlsgen_bank_mem #(
     parameter int SB = 9,
+    parameter int N = 1,
     parameter int C = 1,
     parameter int H = 1,
     parameter int W = 1,
@@ -31,16 +41,33 @@ module hlsgen_bank_mem #(
     parameter int NR = 1,
     parameter int NW = 1,
     parameter int CB = 16,                   // coordinate bits
-    parameter int TWO_WRITES = 0
+    parameter int TWO_WRITES = 0,
+    // the routes as lists (hlsgen/backends/rtl/act_mem.py's route_params writes them), LB = 24
+    // bits an entry: by bank, where bank b's ports start in RBL (RBP, NB + 1 entries) and the
+    // ports routed to it (RBL); by port, where port k's banks start in RPL (RPP, NR + 1 entries)
+    // and its banks (RPL); PR routed (port, bank) pairs (at least 1). Likewise W* for writes.
+    parameter int PR = 1,
+    parameter int PW = 1,
+    parameter bit [((1<<(LBC+LBH+LBW))+1)*24-1:0] RBP = '0,
+    parameter bit [PR*24-1:0] RBL = '0,
+    parameter bit [(NR+1)*24-1:0] RPP = '0,
+    parameter bit [PR*24-1:0] RPL = '0,
+    parameter bit [((1<<(LBC+LBH+LBW))+1)*24-1:0] WBP = '0,
+    parameter bit [PW*24-1:0] WBL = '0,
+    parameter bit [(NW+1)*24-1:0] WPP = '0,
+    parameter bit [PW*24-1:0] WPL = '0,
+    parameter FILE = ""                      // $readmemh image of the region (untyped: Yosys's parsers take it so)
 ) (
     input  logic             clk,
     input  logic             rst_n,
     input  logic [NR-1:0]    re,
+    input  logic [NR*CB-1:0] rn,
     input  logic [NR*CB-1:0] rc,
     input  logic [NR*CB-1:0] rh,
     input  logic [NR*CB-1:0] rw,
     output logic [NR*SB-1:0] rdata,
     input  logic [NW-1:0]    we,
+    input  logic [NW*CB-1:0] wn,
     input  logic [NW*CB-1:0] wc,
     input  logic [NW*CB-1:0] wh,
     input  logic [NW*CB-1:0] ww,
@@ -53,7 +80,7 @@ module hlsgen_bank_mem #(
     localparam int CQ = (C + (1 << LBC) - 1) >> LBC;
     localparam int WQ = (W + (1 << LBW) - 1) >> LBW;
     localparam int HQ = (H + (1 << LBH) - 1) >> LBH;
-    localparam int D = CQ * WQ * HQ;         // words a bank
+    localparam int D = N * CQ * WQ * HQ;     // words a bank
     localparam int DB = D > 1 ? $clog2(D) : 1;
 
     function automatic logic [DB-1:0] mulc(input logic [CB-1:0] x, input logic [31:0] k);
@@ -69,9 +96,12 @@ module hlsgen_bank_mem #(
         bank_of = BI'(b);
     endfunction
 
-    function automatic logic [DB-1:0] addr_of(input logic [CB-1:0] c, input logic [CB-1:0] h, input logic [CB-1:0] w);
-        addr_of = mulc(CB'(mulc(h >> LBH, WQ)) + (w >> LBW), CQ) + DB'(c >> LBC);
+    function automatic logic [DB-1:0] addr_of(input logic [CB-1:0] n, input logic [CB-1:0] c, input logic [CB-1:0] h,
+                                              input logic [CB-1:0] w);
+        addr_of = mulc(CB'(mulc(CB'(mulc(n, HQ)) + (h >> LBH), WQ)) + (w >> LBW), CQ) + DB'(c >> LBC);
     endfunction
+
+    localparam int LB = 24;
 
     // every port's bank and in-bank address
     logic [BI-1:0] rb[NR], wb[NW];
@@ -79,41 +109,46 @@ module hlsgen_bank_mem #(
     always_comb begin
         for (int k = 0; k < NR; k++) begin
             rb[k] = bank_of(rc[k * CB +: CB], rh[k * CB +: CB], rw[k * CB +: CB]);
-            ra[k] = addr_of(rc[k * CB +: CB], rh[k * CB +: CB], rw[k * CB +: CB]);
+            ra[k] = addr_of(rn[k * CB +: CB], rc[k * CB +: CB], rh[k * CB +: CB], rw[k * CB +: CB]);
         end
         for (int k = 0; k < NW; k++) begin
             wb[k] = bank_of(wc[k * CB +: CB], wh[k * CB +: CB], ww[k * CB +: CB]);
-            wa[k] = addr_of(wc[k * CB +: CB], wh[k * CB +: CB], ww[k * CB +: CB]);
+            wa[k] = addr_of(wn[k * CB +: CB], wc[k * CB +: CB], wh[k * CB +: CB], ww[k * CB +: CB]);
         end
     end
 
-    // each bank's two ports this cycle, and each read port's (bank, port) one cycle later
-    logic [NB*DB-1:0] a_addr;
-    logic [NB*SB-1:0] qa, qb;
+    logic [SB-1:0] image[N * C * H * W];
+    initial if (FILE != "") $readmemh(FILE, image);
+
+    // each bank's two ports this cycle, and each read port's (bank, port) one cycle later. One
+    // loop walks every bank's routed ports (RBP, RBL), another every port's routed banks (RPP,
+    // RPL), so that a simulation visits only the routed pairs and its code does not grow with
+    // the banks; synthesis unrolls both into the same logic
+    logic [DB-1:0]    a_addr[NB], b_addr[NB];
+    logic [SB-1:0]    qa[NB], qb[NB], a_wd[NB], b_wd[NB];
+    logic             a_we[NB], b_we[NB];
     logic [NB-1:0]    over;
     logic [NR-1:0]    r_on_b;               // this cycle: read k is served by its bank's port B
+    logic             off;                  // this cycle: an access on a bank its port is not routed to
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: a port index is an int; few ports use its high bits
     always_comb begin
-        r_on_b = '0;
-        for (int k = 0; k < NR; k++)
-            r_on_b[k] = !(a_addr[32'(rb[k]) * DB +: DB] == ra[k]);
-    end
-
-    for (genvar b = 0; b < NB; b++) begin : g_bank
-        logic          av, bv, awe, bwe;
-        logic [DB-1:0] aad, bad;
-        logic [SB-1:0] awd, bwd;
-        always_comb begin
-            av = 1'b0; bv = 1'b0; awe = 1'b0; bwe = 1'b0; aad = '0; bad = '0; awd = '0; bwd = '0;
-            over[b] = 1'b0;
-            for (int k = 0; k < NW; k++)
+        over = '0;
+        for (int b = 0; b < NB; b++) begin
+            automatic logic av = 1'b0, bv = 1'b0;
+            automatic logic [DB-1:0] aad = '0, bad = '0;
+            a_wd[b] = '0; b_wd[b] = '0; a_we[b] = 1'b0; b_we[b] = 1'b0;
+            for (int i = int'(WBP[b * LB +: LB]); i < int'(WBP[(b + 1) * LB +: LB]); i++) begin
+                automatic int k = int'(WBL[i * LB +: LB]);
                 if (we[k] && wb[k] == BI'(b)) begin
                     if (!av) begin
-                        av = 1'b1; awe = 1'b1; aad = wa[k]; awd = wdata[k * SB +: SB];
+                        av = 1'b1; a_we[b] = 1'b1; aad = wa[k]; a_wd[b] = wdata[k * SB +: SB];
                     end else if (TWO_WRITES != 0 && !bv) begin
-                        bv = 1'b1; bwe = 1'b1; bad = wa[k]; bwd = wdata[k * SB +: SB];
+                        bv = 1'b1; b_we[b] = 1'b1; bad = wa[k]; b_wd[b] = wdata[k * SB +: SB];
                     end else over[b] = 1'b1;
                 end
-            for (int k = 0; k < NR; k++)
+            end
+            for (int i = int'(RBP[b * LB +: LB]); i < int'(RBP[(b + 1) * LB +: LB]); i++) begin
+                automatic int k = int'(RBL[i * LB +: LB]);
                 if (re[k] && rb[k] == BI'(b)) begin
                     if (av && aad == ra[k]) ;
                     else if (bv && bad == ra[k]) ;
@@ -123,19 +158,51 @@ module hlsgen_bank_mem #(
                         bv = 1'b1; bad = ra[k];
                     end else over[b] = 1'b1;
                 end
+            end
+            a_addr[b] = aad;
+            b_addr[b] = bad;
         end
-        assign a_addr[b * DB +: DB] = aad;
+        r_on_b = '0;
+        off = 1'b0;
+        for (int k = 0; k < NR; k++) begin
+            automatic logic hit = 1'b0;
+            for (int i = int'(RPP[k * LB +: LB]); i < int'(RPP[(k + 1) * LB +: LB]); i++)
+                if (rb[k] == BI'(RPL[i * LB +: LB])) begin
+                    hit = 1'b1;
+                    r_on_b[k] = !(a_addr[int'(RPL[i * LB +: LB])] == ra[k]);
+                end
+            if (re[k] && !hit) off = 1'b1;
+        end
+        for (int k = 0; k < NW; k++) begin
+            automatic logic hit = 1'b0;
+            for (int i = int'(WPP[k * LB +: LB]); i < int'(WPP[(k + 1) * LB +: LB]); i++)
+                if (wb[k] == BI'(WPL[i * LB +: LB])) hit = 1'b1;
+            if (we[k] && !hit) off = 1'b1;
+        end
+    end
+    /* verilator lint_on UNUSEDSIGNAL */
 
+    for (genvar b = 0; b < NB; b++) begin : g_bank
+        logic [DB-1:0] aad, bad;
+        assign aad = a_addr[b];
+        assign bad = b_addr[b];
         logic [SB-1:0] m[D];
         logic [SB-1:0] qa_r, qb_r;
+        initial begin                        // the region's image, the words of this bank
+            for (int i = 0; i < D; i++) m[i] = '0;
+            if (FILE != "")
+                for (int i = 0; i < N * C * H * W; i++)
+                    if (bank_of(CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W)) == BI'(b))
+                        m[addr_of(CB'(i / (C * H * W)), CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W))] = image[i];
+        end
         always_ff @(posedge clk) begin
-            if (awe) m[aad] <= awd;
-            if (bwe) m[bad] <= bwd;
+            if (a_we[b]) m[aad] <= a_wd[b];
+            if (b_we[b]) m[bad] <= b_wd[b];
             qa_r <= m[aad];
             qb_r <= m[bad];
         end
-        assign qa[b * SB +: SB] = qa_r;
-        assign qb[b * SB +: SB] = qb_r;
+        assign qa[b] = qa_r;
+        assign qb[b] = qb_r;
     end
 
     logic [BI-1:0] rb_d[NR];
@@ -145,11 +212,14 @@ module hlsgen_bank_mem #(
         on_b_d <= r_on_b;
         for (int k = 0; k < NR; k++) rb_d[k] <= rb[k];
         if (!rst_n) conflict <= 1'b0;
-        else if (|over) conflict <= 1'b1;
+        else if (|over || off) conflict <= 1'b1;
     end
     always_comb
         for (int k = 0; k < NR; k++) begin
-            rdata[k * SB +: SB] = on_b_d[k] ? qb[32'(rb_d[k]) * SB +: SB] : qa[32'(rb_d[k]) * SB +: SB];
+            rdata[k * SB +: SB] = '0;
+            for (int i = int'(RPP[k * LB +: LB]); i < int'(RPP[(k + 1) * LB +: LB]); i++)
+                if (rb_d[k] == BI'(RPL[i * LB +: LB]))
+                    rdata[k * SB +: SB] = on_b_d[k] ? qb[int'(RPL[i * LB +: LB])] : qa[int'(RPL[i * LB +: LB])];
 `ifdef VERILATOR
             if (!re_d[k]) rdata[k * SB +: SB] = ~rdata[k * SB +: SB];
 `endif

@@ -1,8 +1,11 @@
 """cocotb test of hlsgen_bank_mem: one region in banks by coordinates, against a model that is a
-plain word per (c, h, w). Every word is written, then random cycles of reads and writes run
+plain word per (n, c, h, w). Every word is written, then random cycles of reads and writes run
 where many lanes read the same few words (as a window's lanes do) and every bank takes what its
 ports serve; every read returns the word as it was before that cycle's writes, and no cycle
-raises `conflict`. Last, three distinct words read from one bank in one cycle raise it."""
+raises `conflict`. With an image (HLSGEN_CASE "image", the module's FILE), every word is read
+first and must be the image's. Last, three distinct words read from one bank in one cycle raise it. With
+routes (HLSGEN_CASE "routes": read port k's banks, as the route parameters give them), reads keep to their
+port's banks, and a read off them raises `conflict` too."""
 import json
 import os
 import random
@@ -13,11 +16,11 @@ from cocotb.triggers import ClockCycles, FallingEdge
 
 
 def _params(dut):
-    names = ("SB", "C", "H", "W", "LBC", "LBH", "LBW", "NR", "NW", "CB", "TWO_WRITES")
+    names = ("SB", "N", "C", "H", "W", "LBC", "LBH", "LBW", "NR", "NW", "CB", "TWO_WRITES")
     return {n: int(getattr(dut, n).value) for n in names}
 
 
-def _bank(p, c, h, w):
+def _bank(p, n, c, h, w):
     return ((((h % (1 << p["LBH"])) << p["LBW"]) | (w % (1 << p["LBW"]))) << p["LBC"]) | (c % (1 << p["LBC"]))
 
 
@@ -50,8 +53,8 @@ def _pack(values, bits):
 
 def _drive(dut, p, writes, reads):
     nr, nw, cb, sb = p["NR"], p["NW"], p["CB"], p["SB"]
-    rco = [(0, 0, 0)] * nr
-    wco = [(0, 0, 0)] * nw
+    rco = [(0, 0, 0, 0)] * nr
+    wco = [(0, 0, 0, 0)] * nw
     wd = [0] * nw
     for k, word in reads:
         rco[k] = word
@@ -59,7 +62,7 @@ def _drive(dut, p, writes, reads):
         wco[k], wd[k] = word, v
     dut.re.value = _pack([1 if any(k == j for j, _ in reads) else 0 for k in range(nr)], 1)
     dut.we.value = _pack([1 if any(k == j for j, _, _ in writes) else 0 for k in range(nw)], 1)
-    for i, name in enumerate("chw"):
+    for i, name in enumerate("nchw"):
         getattr(dut, "r" + name).value = _pack([co[i] for co in rco], cb)
         getattr(dut, "w" + name).value = _pack([co[i] for co in wco], cb)
     dut.wdata.value = _pack(wd, sb)
@@ -75,7 +78,23 @@ async def banks_serve_what_the_plan_allows(dut):
     _drive(dut, p, [], [])
     await ClockCycles(dut.clk, 2)
     dut.rst_n.value = 1
-    words = [(c, h, w) for h in range(p["H"]) for w in range(p["W"]) for c in range(p["C"])]
+    words = [(n, c, h, w) for n in range(p["N"]) for h in range(p["H"]) for w in range(p["W"]) for c in range(p["C"])]
+    routes = case.get("routes") or [None] * p["NR"]
+    if case.get("image"):
+        # the region's image (FILE, in (n, c, h, w) order) is where every word starts: each read
+        # alone, through the first read port routed to its bank
+        bad = []
+        for n, c, h, w in words:
+            want = case["image"][((n * p["C"] + c) * p["H"] + h) * p["W"] + w]
+            k = next(j for j in range(p["NR"]) if routes[j] is None or _bank(p, n, c, h, w) in routes[j])
+            await FallingEdge(dut.clk)
+            _drive(dut, p, [], [(k, (n, c, h, w))])
+            await FallingEdge(dut.clk)
+            _drive(dut, p, [], [])
+            got = (int(dut.rdata.value) >> (k * p["SB"])) & ((1 << p["SB"]) - 1)
+            if got != want and len(bad) < 5:
+                bad.append(((n, c, h, w), want, got))
+        assert not bad, f"words differ from the image (word, image, got): {bad}"
     model = {}
     # fill: every word once, as many a cycle as the banks take
     todo = list(words)
@@ -93,10 +112,15 @@ async def banks_serve_what_the_plan_allows(dut):
     # random cycles
     pending = []                                 # (port, expected) of the reads driven last cycle
     checked, bad, shared = 0, [], 0
+    reach = [[w for w in words if r is None or _bank(p, *w) in r] for r in routes]   # words read port k may read
+
+    def pick(k, hot):
+        near = [w for w in hot if w in reach[k]] if routes[k] is not None else hot
+        return rs.choice(near) if near and rs.random() < 0.6 else rs.choice(reach[k])
+
     for cycle in range(case["cycles"]):
         hot = rs.sample(words, min(3, len(words)))
-        reads = [(k, rs.choice(hot) if rs.random() < 0.6 else rs.choice(words))
-                 for k in range(p["NR"]) if rs.random() < case["load"]]
+        reads = [(k, pick(k, hot)) for k in range(p["NR"]) if rs.random() < case["load"]]
         writes = [(k, rs.choice(words), rs.getrandbits(p["SB"])) for k in range(p["NW"]) if rs.random() < case["load"] / 2]
         # one word written by two ports in a cycle: the top never makes it
         seen = set()
@@ -125,12 +149,29 @@ async def banks_serve_what_the_plan_allows(dut):
     assert shared > 0, "no cycle had lanes sharing a word"
     await FallingEdge(dut.clk)
     assert int(dut.conflict.value) == 0, "conflict raised on accesses the banks serve"
-    # three distinct words of bank 0 in one cycle: more than its two ports
+    # three distinct words of one bank in one cycle (bank 0, or one that read ports 0-2 all reach):
+    # more than its two ports
     if p["NR"] >= 3:
-        three = [w for w in words if _bank(p, *w) == 0][:3]
+        common = [b for b in range(1 << (p["LBC"] + p["LBH"] + p["LBW"]))
+                  if all(routes[k] is None or b in routes[k] for k in range(3))]
+        assert common, "the test needs a bank that read ports 0, 1 and 2 reach"
+        three = [w for w in words if _bank(p, *w) == common[0]][:3]
         assert len(three) == 3, "the test needs a bank of 3 words or more"
         _drive(dut, p, [], list(enumerate(three)))
         await FallingEdge(dut.clk)
         _drive(dut, p, [], [])
         await FallingEdge(dut.clk)
         assert int(dut.conflict.value) == 1, "three distinct words in one bank did not raise conflict"
+    if case.get("routes"):
+        # a read off its port's routes, after a reset clears `conflict`
+        dut.rst_n.value = 0
+        await FallingEdge(dut.clk)
+        dut.rst_n.value = 1
+        await FallingEdge(dut.clk)
+        assert int(dut.conflict.value) == 0, "reset did not clear conflict"
+        off = next(w for w in words if _bank(p, *w) not in routes[0])
+        _drive(dut, p, [], [(0, off)])
+        await FallingEdge(dut.clk)
+        _drive(dut, p, [], [])
+        await FallingEdge(dut.clk)
+        assert int(dut.conflict.value) == 1, "a read off its port's routes did not raise conflict"

@@ -2,7 +2,9 @@
 each client of the top (hlsgen_top.sv) takes."""
 from __future__ import annotations
 
-from typing import Dict
+from typing import Dict, List, Tuple
+
+from ..vitis.cpp import label
 
 
 def act_mem_ports(core: Dict) -> Dict:
@@ -43,3 +45,81 @@ def act_mem_ports(core: Dict) -> Dict:
     ports.update(AB=ab, SB=sb, widths={"raddr": nr * ab, "re": nr, "rdata": nr * sb,
                                        "we": nw, "waddr": nw * ab, "wdata": nw * sb})
     return ports
+
+
+def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Tuple[List[Dict], Dict[str, List[int]]]:
+    """The activation memory built in banks (hlsgen_top_mem.sv): one hlsgen_bank_mem per region of
+    the bank plan (banking.py) and copy of it, each with the lanes its routes give: every port of
+    the memory (amem: its clients' first ports) routed to a bank of the region becomes a lane of
+    that region's memory, with its routes (route_params). Every copy of a region takes
+    every write; a reading client reads its copy (the plan's copy_of). Returns the memories and
+    their images (region words in order, written where any is not zero)."""
+    first = {c["client"]: (c["port"], c["first"]) for c in amem["clients"]}
+    mems, images = [], {}
+    cb = 1
+    for r, reg in enumerate(plan["regions"]):
+        c, h, w = (int(d) for d in reg["dims"])
+        n = int(reg["size"]) // (c * h * w)
+        if n * c * h * w != int(reg["size"]):
+            raise ValueError(f"region {reg['region']}: {reg['size']} words are not whole {c} x {h} x {w} blocks")
+        nb = int(reg["banks"])
+        cb = max(cb, *(max(1, (d - 1).bit_length()) for d in (n, c, h, w)))
+        words = image[int(reg["base"]):int(reg["base"]) + int(reg["size"])]
+        file = ""
+        if any(words):
+            file = f"region{r}.mem"
+            images[file] = words
+        for copy in range(max(1, int(reg["copies"]))):
+            lanes: Dict[str, List[Tuple[int, List[int]]]] = {"r": [], "w": []}
+            for client, ports in sorted(reg["routes"].items(), key=lambda kv: first[kv[0]]):
+                kind, at = first[client]
+                if kind == "r" and reg.get("copy_of", {}).get(client, 0) != copy:
+                    continue
+                lanes[kind] += [(at + k, banks) for k, banks in enumerate(ports) if banks]
+            routes = route_params([banks for _, banks in lanes["r"]], [banks for _, banks in lanes["w"]], nb)
+            writers = {cl for cl in reg["routes"] if first[cl][0] == "w"}
+            mems.append({"name": f"region{r}" + (f"_copy{copy}" if reg["copies"] > 1 else ""),
+                         "region": label(reg["region"], 60),                # (an ONNX name, made safe for a comment)
+                         "base": int(reg["base"]), "size": int(reg["size"]), "N": n, "C": c, "H": h, "W": w,
+                         "LBC": int(reg["Bc"]).bit_length() - 1, "LBH": int(reg["Bh"]).bit_length() - 1,
+                         "LBW": int(reg["Bw"]).bit_length() - 1, "banks": nb,
+                         "reads": [g for g, _ in lanes["r"]], "writes": [g for g, _ in lanes["w"]],
+                         "routes": routes,
+                         # a true dual port where one writer may put two words into a bank, or two write at once
+                         "TWO_WRITES": int(bool(lanes["w"]) and (int(reg["allowed"]) >= 2 or len(writers) >= 2)),
+                         "FILE": file})
+    for m in mems:
+        m["CB"] = cb
+    return mems, images
+
+
+ROUTE_BITS = 24          # bits of an entry of hlsgen_bank_mem's route lists
+
+
+def route_params(reads: List[List[int]], writes: List[List[int]], nb: int) -> Dict[str, object]:
+    """hlsgen_bank_mem's route parameters from each read port's and write port's banks (out of
+    nb): per direction, the pairs (PR, PW), the lists by bank (RBP: where each bank's ports start
+    in RBL, and RBL) and by port (RPP, RPL), as Verilog literals of ROUTE_BITS-bit entries."""
+    def pack(vals: List[int]) -> str:
+        vals = vals or [0]
+        return f"{len(vals) * ROUTE_BITS}'h{sum(int(v) << (i * ROUTE_BITS) for i, v in enumerate(vals)):x}"
+
+    out: Dict[str, object] = {}
+    for key, ports in (("R", reads), ("W", writes)):
+        banks = [sorted(set(int(b) for b in p)) for p in ports]
+        if any(b < 0 or b >= nb for p in banks for b in p):
+            raise ValueError(f"a route reaches a bank outside 0..{nb - 1}")
+        by_bank = [[k for k, p in enumerate(banks) if b in p] for b in range(nb)]
+        starts = [0]
+        for lst in by_bank:
+            starts.append(starts[-1] + len(lst))
+        pstarts = [0]
+        for p in banks:
+            pstarts.append(pstarts[-1] + len(p))
+        pairs = starts[-1]
+        out[f"P{key}"] = max(1, pairs)
+        out[f"{key}BP"] = pack(starts)
+        out[f"{key}BL"] = pack([k for lst in by_bank for k in lst])
+        out[f"{key}PP"] = pack(pstarts + [pstarts[-1]] * (max(1, len(banks)) + 1 - len(pstarts)))
+        out[f"{key}PL"] = pack([b for p in banks for b in p])
+    return out

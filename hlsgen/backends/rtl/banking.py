@@ -1,8 +1,8 @@
 """The activation memory's banks, planned at build time from the configuration words
 (docs/rtl.md, "Banks planned from the words").
 
-hlsgen_act_mem is still one array with a port per lane (the simulation-first RTL). A memory a
-synthesis tool can build is banks. Here each region of it (each stored tensor, each staging
+The RTL builds its activation memory in these banks (hlsgen_top_mem.sv, one hlsgen_bank_mem per
+region and copy). Each region of it (each stored tensor, each staging
 region of an m_axi read, and the elementwise constants) is a memory of its own, split by
 coordinates: of the region's last three dimensions (C, H, W of an NCHW tensor; 1, N, F of an
 N x F one; 1, 1, words for the constants) element (c, h, w) lies in bank
@@ -28,8 +28,13 @@ the window moves every lane alike (a convolution over its input); an element wor
 channel's steps are all taken up to ENUM elements, and blocks at the start, middle and end
 beyond.
 
-The figures are planned (from the words, not simulated and not synthesized): `make sim
-SIM_ARGS=--banks` checks them against the simulated access trace (sim/hlsgen_sim/banks.py).
+Each region also gets its routes: per client port, the banks its accesses reach, every access of
+every word enumerated (a word beyond ROUTE_ENUM accesses gives its ports every bank). The memory
+wires a port only to those banks, so its crossbar is the routes, not every port to every bank.
+
+The figures are planned (from the words, not simulated and not synthesized): `make sim` fails if
+a bank misses an access, and `make sim SIM_ARGS=--banks` checks the plan and the routes against
+the simulated access trace (sim/hlsgen_sim/banks.py).
 """
 from __future__ import annotations
 
@@ -45,6 +50,8 @@ from . import offchip
 MAX_BANKS = 512          # banks of one region, at most
 ENUM = 1 << 21           # an element word's or channel's elements taken whole up to this many
 ORIGINS = 8              # a window word's output positions sampled
+ROUTE_ENUM = 1 << 24     # a word's accesses enumerated for its lanes' routes, at most (beyond: every bank)
+ROUTE_CHUNK = 1 << 20    # accesses of a window word taken at a time
 IN_PHASE, OUT_PHASE = (-1, ""), (1 << 30, "")      # the input streams' and output streams' phases
 
 
@@ -175,6 +182,34 @@ def _worst(codes: np.ndarray, dims: Tuple[int, int, int], b: Tuple[int, int, int
     return int(cnt.max())
 
 
+def _busiest(pat: _Patterns, r: int) -> set:
+    """Region r's clients that may run at once, the most of any phase: (client, writes)."""
+    return max(pat.phases.get(r, {}).values(), key=lambda v: (len(v), sum(w for _, w in v)), default=set())
+
+
+def _allowed(pat: _Patterns, r: int) -> int:
+    """Words one client may put into one bank in one cycle: 2 (a true dual-port bank) where it is
+    the region's only client at a time, 1 where more run at once."""
+    return 2 if len(_busiest(pat, r)) <= 1 else 1
+
+
+def _copies(pat: _Patterns, r: int, copies: int) -> Dict[str, int]:
+    """Which copy of region r each reading client reads (every copy takes every write): the
+    first copy on which, in every phase the client runs in, fewer of that phase's readers are
+    than a bank's two ports leave beside that phase's writers."""
+    readers = sorted({c for v in pat.phases.get(r, {}).values() for c, w in v if not w})
+    out: Dict[str, int] = {}
+    for client in readers:
+        phases = [v for v in pat.phases[r].values() if (client, False) in v]
+        for k in range(copies):
+            if all(sum(1 for c, w in v if not w and out.get(c) == k) < 2 - sum(1 for _, w in v if w) for v in phases):
+                out[client] = k
+                break
+        else:
+            raise ValueError(f"{client}: no copy of region {pat.reg.names[r]} has a port free in every phase it runs in")
+    return out
+
+
 def _choose(codes: np.ndarray, dims: Tuple[int, int, int], size: int, allowed: int) -> Tuple[Tuple[int, int, int], int]:
     """(Bc, Bh, Bw) and the worst it leaves: the fewest banks, then the fewest words, that serve
     every pattern at `allowed` words a bank; where none does, the fewest such words."""
@@ -191,23 +226,35 @@ def _choose(codes: np.ndarray, dims: Tuple[int, int, int], size: int, allowed: i
     return best
 
 
-def _window(f: List[int], vec: int, pe: int, simd: int, rng) -> Tuple[np.ndarray, np.ndarray, bool]:
-    """A window word's reads and writes at sampled output positions: (reads[cycle, lane],
-    writes[cycle, lane], sampled)."""
+def _groups(f: List[int], vec: int) -> int:
+    """A window word's output groups (positions of its VEC pixels)."""
+    return int(f[WORD["W_N"]]) * int(f[WORD["W_OH"]]) * -(-int(f[WORD["W_OW"]]) // vec)
+
+
+def _window(f: List[int], vec: int, pe: int, simd: int, rng, picks: Optional[Sequence[int]] = None,
+            read_pe: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray, bool]:
+    """A window word's reads and writes at output positions (`picks`, else a sample of them):
+    (reads[cycle, lane], writes[cycle, lane], sampled). A read cycle is a step (output channel
+    group, reduction step), its lanes (p, v, s) over read_pe x VEC x SIMD; read_pe is PE, or 1
+    where the PE lanes share an input channel (OG >= O), as they do unless given. A write cycle
+    is a group's, its lanes (p, v) over PE x VEC."""
     g = {k: int(f[WORD[f"W_{k}"]]) for k in ("N", "C", "H", "W", "O", "CG", "KH", "KW", "OH", "OW", "SH", "SW", "DH",
                                             "DW", "PT", "PL", "OG")}
     src, dst = int(f[WORD["SRC"]]), int(f[WORD["DST"]])
     red = g["CG"] * g["KH"] * g["KW"]
-    ngrp = g["N"] * g["OH"] * -(-g["OW"] // vec)
-    picks = sorted({0, 1, ngrp // 2, ngrp - 2, ngrp - 1} | {int(v) for v in rng.integers(0, ngrp, 3)})
-    picks = [p for p in picks if 0 <= p < ngrp]
+    ngrp = _groups(f, vec)
+    if picks is None:
+        picks = sorted({0, 1, ngrp // 2, ngrp - 2, ngrp - 1} | {int(v) for v in rng.integers(0, ngrp, 3)})
+        picks = [p for p in picks if 0 <= p < ngrp]
     sampled = len(picks) < ngrp
     ogs = -(-g["OW"] // vec)
     shared = g["OG"] >= g["O"]            # every PE lane reads the same input channel
+    if read_pe is None:
+        read_pe = 1 if shared else pe
     o0s = np.arange(0, 1 if shared else g["O"], pe)
     r0s = np.arange(0, red, simd)
     v = np.arange(vec)
-    p = np.arange(1 if shared else pe)
+    p = np.arange(read_pe)
     s = np.arange(simd)
     reads, writes = [], []
     for q in picks:
@@ -275,60 +322,162 @@ def _beats(base_of: np.ndarray, beat: int) -> Tuple[np.ndarray, bool]:
     return np.concatenate([_cycles(i, base_of[i], beat) for i in idx_blocks]), sampled
 
 
+def bank_of(c, h, w, b: Sequence[int]):
+    """The bank of the word (c, h, w) among Bc x Bh x Bw banks, numbered as hlsgen_bank_mem numbers
+    them: ((h mod Bh) * Bw + w mod Bw) * Bc + c mod Bc."""
+    bc, bh, bw = b
+    return (h % bh * bw + w % bw) * bc + c % bc
+
+
+class _Routes:
+    """Per region and client, each of the client's ports (its lanes, numbered as the client's
+    ports on the memory) and the banks it reaches: every access of every word enumerated, or,
+    where a word has more than ROUTE_ENUM, all the region's banks for that word's lanes."""
+
+    def __init__(self, reg: _Regions, chosen: Dict[int, Tuple[int, int, int]]):
+        self.reg, self.chosen = reg, chosen
+        self.pairs: Dict[Tuple[int, str], List[np.ndarray]] = {}
+        self.whole: Dict[Tuple[int, str], set] = {}       # lanes given every bank (not enumerated)
+
+    def add(self, client: str, addr: np.ndarray, port: np.ndarray, exact: bool) -> None:
+        """addr[cycle, column]: the accesses (-1: none); port[column]: the client's port of a column."""
+        addr = addr.reshape(len(addr), -1).astype(np.int64)
+        ports = np.broadcast_to(np.asarray(port, dtype=np.int64)[None, :], addr.shape)
+        region = self.reg.locate(addr)
+        for r in np.unique(region[region >= 0]):
+            r = int(r)
+            m = region == r
+            if not exact:
+                self.whole.setdefault((r, client), set()).update(int(p) for p in np.unique(ports[m]))
+                continue
+            b = self.chosen[r]
+            c, h, w = self.reg.coords(r, addr[m])
+            nb = b[0] * b[1] * b[2]
+            self.pairs.setdefault((r, client), []).append(np.unique(ports[m] * nb + bank_of(c, h, w, b)))
+
+    def of(self, r: int) -> Dict[str, List[List[int]]]:
+        """Region r's routes: per client, per port up to its highest, the banks it reaches."""
+        b = self.chosen[r]
+        nb = b[0] * b[1] * b[2]
+        out: Dict[str, List[List[int]]] = {}
+        for client in sorted({c for (q, c) in list(self.pairs) + list(self.whole) if q == r}):
+            u = np.unique(np.concatenate(self.pairs.get((r, client), [np.zeros(0, dtype=np.int64)])))
+            whole = self.whole.get((r, client), set())
+            n = max([int(u.max()) // nb + 1 if len(u) else 0] + [p + 1 for p in whole])
+            lanes: List[set] = [set() for _ in range(n)]
+            for x in u:
+                lanes[int(x) // nb].add(int(x) % nb)
+            for p in whole:
+                lanes[p] = set(range(nb))
+            out[client] = [sorted(s) for s in lanes]
+        return out
+
+
+def _window_routes(rt: _Routes, a: Dict, ln: Dict) -> None:
+    """A window word's reads and writes into the routes, at every output position (in chunks),
+    columns mapped onto the core's ports: read (v * MPR + p) * MS + s (MPR: 1 where the core's
+    PE lanes share their reads, XSH), write v * MP + p (hlsgen_core.sv)."""
+    f, vec, pe, simd = a["f"], a["vec"], a["pe"], a["simd"]
+    shared = f[WORD["W_OG"]] >= f[WORD["W_O"]]
+    mpr = 1 if ln["XSH"] else ln["MP"]
+    read_pe = 1 if ln["XSH"] else pe
+    p, v, s = np.meshgrid(np.arange(read_pe), np.arange(vec), np.arange(simd), indexing="ij")
+    rport = ((v * mpr + p) * ln["MS"] + s).reshape(-1)
+    pw, vw = np.meshgrid(np.arange(pe), np.arange(vec), indexing="ij")
+    wport = (vw * ln["MP"] + pw).reshape(-1)
+    ngrp = _groups(f, vec)
+    red = f[WORD["W_CG"]] * f[WORD["W_KH"]] * f[WORD["W_KW"]]
+    per = (1 if shared else -(-f[WORD["W_O"]] // pe)) * -(-red // simd) * read_pe * vec * simd
+    exact = ngrp * per <= ROUTE_ENUM
+    picks = range(ngrp) if exact else None
+    step = max(1, ROUTE_CHUNK // max(1, per))
+    for lo in range(0, ngrp if exact else 1, step):
+        rd, wr, _ = _window(f, vec, pe, simd, np.random.default_rng(0),
+                            list(picks[lo:lo + step]) if exact else None, read_pe)
+        rt.add(f"core{a['core']} read lanes", rd, rport, exact)
+        rt.add(f"core{a['core']} write lanes", wr, wport, exact)
+
+
 def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: List[Dict], outputs: List[Dict],
-         channels: List, phase_of: Dict[str, Tuple[int, str]], device) -> Dict:
+         channels: List, phase_of: Dict[str, Tuple[int, str]], device, lanes: Dict[int, Dict]) -> Dict:
     """The banks of every region of the activation memory (the module's text), and what they
     cost as the cost model places memories (cost.storage: LUT RAM when tiny, else block RAM
     or URAM), beside one memory per region placed by the model's rule for a stored tensor
     (read 64 bits a cycle; a dataflow schedule charges its streamed tensors FIFOs instead).
     `phase_of`: per task, when its clients run: (stage, "") in a dataflow stage, whose tasks
     all run at once, and (stage, task) in a sequential one, whose core runs one task after
-    another (a task's channels run within it)."""
+    another (a task's channels run within it). `lanes`: per core, its lanes as core.py sizes
+    them (MV, MP, MS, ML, XSH), which number its ports.
+    Each region also gets its routes: per client, each of its ports and the banks it reaches
+    (hlsgen_bank_mem's route lists, act_mem.route_params), every access enumerated (_Routes)."""
     reg = _Regions(layout, words)
     pat = _Patterns(reg)
     rng = np.random.default_rng(0)
+    element_words = []                       # (access, writes, reads, sampled): enumerated once
     for a in accesses:
         f, c = a["f"], a["core"]
         if f[WORD["KIND"]] == KIND_WINDOW:
             rd, wr, sampled = _window(f, a["vec"], a["pe"], a["simd"], rng)
         else:
             wr, rd, sampled = _element(f, a["order"], a["vec"] * a["pe"] * a["simd"])
+            element_words.append((a, wr, rd, sampled))
         pat.add(f"core{c} read lanes", False, phase_of[a["task"]], rd, sampled)
         pat.add(f"core{c} write lanes", True, phase_of[a["task"]], wr, sampled)
+    beats_of = []                            # (client, beats, sampled)
     for p in inputs:
         beats, sampled = _beats(p["base"] + np.arange(p["size"], dtype=np.int64), p["beat"])
         pat.add(f"input {p['name']} beats", True, IN_PHASE, beats, sampled)
+        beats_of.append((f"input {p['name']} beats", beats, sampled))
     for p in outputs:
         beats, sampled = _beats(p["base"] + np.arange(p["size"], dtype=np.int64), p["beat"])
         pat.add(f"output {p['name']} beats", False, OUT_PHASE, beats, sampled)
+        beats_of.append((f"output {p['name']} beats", beats, sampled))
     for ch in channels:
         if ch.what == "weights":
             continue
         beats, sampled = _beats(ch.base + offchip.onchip_index(ch, ch.count), ch.beat)
-        pat.add(f"m_axi {ch.bundle} {'write' if ch.write else 'read'} beats", not ch.write, phase_of[ch.task], beats,
-                sampled)
+        client = f"m_axi {ch.bundle} {'write' if ch.write else 'read'} beats"
+        pat.add(client, not ch.write, phase_of[ch.task], beats, sampled)
+        beats_of.append((client, beats, sampled))
+    chosen = {r: _choose(pat.patterns(r), reg.dims[r], reg.sizes[r], _allowed(pat, r)) for r in range(len(reg.names))}
+    rt = _Routes(reg, {r: b for r, (b, _) in chosen.items()})
+    for a in accesses:
+        if a["f"][WORD["KIND"]] == KIND_WINDOW:
+            _window_routes(rt, a, lanes[a["core"]])
+    for a, wr, rd, sampled in element_words:
+        # lane l writes through port l and reads term t through port t * ML + l (hlsgen_core.sv)
+        n = wr.shape[1]
+        rt.add(f"core{a['core']} write lanes", wr, np.arange(n), not sampled)
+        rt.add(f"core{a['core']} read lanes", rd,
+               (np.arange(rd.shape[1]) // n) * lanes[a["core"]]["ML"] + np.arange(rd.shape[1]) % n, not sampled)
+    for client, beats, sampled in beats_of:
+        rt.add(client, beats, np.arange(beats.shape[1]), not sampled)
     out = []
     for r, name in enumerate(reg.names):
         dims, size = reg.dims[r], reg.sizes[r]
-        phases = pat.phases.get(r, {})
-        busiest = max(phases.values(), key=lambda v: (len(v), sum(w for _, w in v)), default=set())
+        busiest = _busiest(pat, r)
         ports = len(busiest)
         writers = sum(1 for _, w in busiest if w)
-        # a dual-port bank: a client alone may use both ports; beyond two clients at once the
-        # region is copied, every copy written by the writer and read by its own readers
-        allowed = 2 if ports <= 1 else 1
+        allowed = _allowed(pat, r)
+        # beyond two clients at once the region is copied, every copy written by the writer and
+        # read by its own readers
         copies = 1 if ports <= 2 else (-(-(ports - writers) // (2 - writers)) if writers < 2 else 0)
         codes = pat.patterns(r)
-        (bc, bh, bw), worst = _choose(codes, dims, size, allowed)
+        copy_of = _copies(pat, r, copies) if copies > 1 else {}
+        (bc, bh, bw), worst = chosen[r]
         nb = bc * bh * bw
+        routes = rt.of(r)
+        paths = sum(len(b) for lanes_ in routes.values() for b in lanes_)
+        full = sum(1 for lanes_ in routes.values() for b in lanes_ if b) * nb
         depth = _depth(dims, (bc, bh, bw), size)
         bank = storage(depth * sb, sb, device)
         whole = storage(size * sb, 64, device)
         out.append({"region": name, "base": reg.bases[r], "size": size, "dims": list(dims), "Bc": bc, "Bh": bh,
                     "Bw": bw, "banks": nb, "depth": depth, "worst": worst, "allowed": allowed, "ports": ports,
-                    "writers": writers, "copies": copies, "served": bool(worst <= allowed and copies > 0),
+                    "writers": writers, "copies": copies, "copy_of": copy_of, "served": bool(worst <= allowed and copies > 0),
                     "clients": sorted(c for c, _ in busiest), "patterns": int(len(codes)),
-                    "sampled": bool(pat.sampled.get(r, False)),
+                    "sampled": bool(pat.sampled.get(r, False)), "routes": routes, "paths": paths,
+                    "full_paths": full, "routes_exact": not any(q == r for q, _ in rt.whole),
                     "bank_storage": {k: v * nb * max(1, copies) for k, v in bank.as_dict().items()},
                     "whole_storage": whole.as_dict()})
     total = lambda key: {k: sum(o[key][k] for o in out) for k in ("dsp", "bram18", "uram", "lut", "ff")}  # noqa: E731
@@ -337,6 +486,7 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
                        "two words into one bank in one cycle; ports: its clients that may run at once",
             "max_banks": MAX_BANKS, "served": all(o["served"] for o in out),
             "banks": sum(o["banks"] * max(1, o["copies"]) for o in out),
+            "paths": sum(o["paths"] for o in out), "full_paths": sum(o["full_paths"] for o in out),
             "words": sum(o["banks"] * max(1, o["copies"]) * o["depth"] for o in out),
             "region_words": sum(o["size"] for o in out), "storage": total("bank_storage"),
             "whole_storage": total("whole_storage"), "regions": out}

@@ -774,7 +774,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     traffic = sum(MEMORY_LATENCY_CYCLES + math.ceil(ch.beats * sched.port_bits / 8 / bpc) + ch.beats for ch in channels)
     banks = banking.plan(layout, max(1, len(image)), sb, accesses, ports_in, ports_out, channels,
                          {n: (stage_of[n], n if sched.stages[stage_of[n]].mode == "sequential" else "")
-                          for n in stage_of}, device)
+                          for n in stage_of}, device,
+                         {c: {**lanes[c], "XSH": arith[c]["XSH"]} for c in range(ncores)})
     return {"cores": cores, "core_params": core_params, "stages": stages, "sb": sb,
             "mem_words": max(1, len(image)),
             "mem_file": f"../rtl/{mem_file.name}", "inputs": ports_in, "outputs": ports_out, "layout": layout,

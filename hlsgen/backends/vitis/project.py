@@ -125,7 +125,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     report["model_name"] = graph.name
     report["build"] = build_facts(k)
     report["rtl_act_mem_banks"] = {key: banks[key] for key in ("figures", "served", "banks", "words", "region_words",
-                                                               "storage", "whole_storage")}
+                                                               "storage", "whole_storage", "paths", "full_paths")}
     files["report.json"] = (json.dumps(report, indent=2, sort_keys=True) + "\n").encode()
     files["report.md"] = report_md(graph, sched, device, k, banks).encode()
     return files
@@ -134,7 +134,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
 def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder) -> Tuple[Dict[str, bytes], Dict]:
     """OUT/rtl (the core, its memory images, the top) and OUT/sim (the cocotb testbench), and the
     banks planned for the activation memory (rtl/banking.py), which the reports show."""
-    from ..rtl.act_mem import act_mem_ports
+    from ..rtl.act_mem import act_mem_ports, bank_memory
     from ..rtl.core import build_core, word_package
     from ..rtl.modules import RTL_DIR
 
@@ -148,10 +148,18 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
         files[f"rtl/{name}"] = (RTL_DIR / name).read_bytes()
     files["rtl/hlsgen_word_pkg.sv"] = word_package().encode()
     amem = act_mem_ports(core)
-    ctx = dict(core, version=__version__, model=k["model"], amem=amem)
+    # the memory in its planned banks: a memory per region (and copy), its image where not zero
+    image = [int(v, 16) for v in files["rtl/mem.mem"].decode().split()]
+    mems, images = bank_memory(amem, core["banking"], image)
+    for name, words in images.items():
+        files[f"rtl/{name}"] = "".join(f"{v:0{-(-int(core['sb']) // 4)}x}\n" for v in words).encode()
+    ctx = dict(core, version=__version__, model=k["model"], amem=amem, mems=mems)
     files["rtl/hlsgen_act_mem.sv"] = (RTL_DIR / "hlsgen_act_mem.sv").read_bytes()
+    files["rtl/hlsgen_bank_mem.sv"] = (RTL_DIR / "hlsgen_bank_mem.sv").read_bytes()
     env = _env_rtl()
     files["rtl/hlsgen_top_mem.sv"] = env.get_template("top_mem.sv.j2").render(**ctx).encode()
+    # the same memory in its planned banks, which `make sim SIM_ARGS=--mem-banks` compiles instead
+    files["rtl/hlsgen_top_mem_banks.sv"] = env.get_template("top_mem_banks.sv.j2").render(**ctx).encode()
     files["rtl/hlsgen_top.sv"] = env.get_template("top.sv.j2").render(**ctx).encode()
     for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py", "ddr.py", "yosys.py", "yosys_deep.py",
                  "synth_design.py", "banks.py"):
@@ -159,7 +167,9 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
     design = {"inputs": [dict(p, file=f"{p['name']}.bin") for p in core["inputs"]],
               "outputs": [dict(p, file=f"{p['name']}.bin") for p in core["outputs"]],
               "sources": ["hlsgen_rq_tail.sv", "hlsgen_word_pkg.sv", "hlsgen_core_dp.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv",
-                          "hlsgen_m_axi.sv", "hlsgen_act_mem.sv", "hlsgen_top_mem.sv", "hlsgen_top.sv"], "predicted_cycles": int(sched.total_cycles),
+                          "hlsgen_m_axi.sv", "hlsgen_act_mem.sv", "hlsgen_top_mem.sv", "hlsgen_top.sv"],
+              # --mem-banks: these instead of hlsgen_top_mem.sv
+              "bank_sources": ["hlsgen_bank_mem.sv", "hlsgen_top_mem_banks.sv"], "predicted_cycles": int(sched.total_cycles),
               # off-chip memory: the pointer arguments (s_axi_control 0x10 + 12 k), the m_axi bundles
               # and the memory the testbench puts behind them (the cost model's latency and bandwidth)
               "pointers": core["pointers"], "memory": core["memory"],
@@ -173,7 +183,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
               # `make synth-yosys` (sim/hlsgen_sim/synth_design.py): each core's datapath
               # (hlsgen_core_dp) with its parameters, beside the cost model's for the same core
               "synth": dict(_synth_context(core, sched, device),
-                            # hlsgen_act_mem, which `make synth-yosys SCOPE=top` keeps as a black box
+                            # the activation memory (hlsgen_top_mem), which `make synth-yosys SCOPE=top` keeps as a black box
                             # (its words are SB bits, memories_bits.activations in all)
                             act_mem={"words": core["mem_words"], "read_ports": amem["NRP"], "write_ports": amem["NWP"],
                                      "clients": amem["clients"],
@@ -181,7 +191,8 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
                                      # base); the other words are the elementwise constants
                                      "regions": [{k: r[k] for k in ("tensor", "base", "size", "shape")}
                                                  for r in core["layout"] if r["kind"] != "alias"],
-                                     # its banks, planned from the words (rtl/banking.py; not built yet)
+                                     # its banks and routes, planned from the words (rtl/banking.py),
+                                     # which hlsgen_top_mem_banks.sv builds
                                      "banking": core["banking"]}),
               # per task: the core's own count against the schedule's modeled cycles (compute,
               # before any overlap with transfers or other tasks)
@@ -298,11 +309,18 @@ def _banks_md(b: Dict) -> List[str]:
     st, wh = b["storage"], b["whole_storage"]
     res = lambda r: f"{r['bram18']} BRAM18, {r['uram']} URAM, {r['lut']:,} LUT"     # noqa: E731
     lines = ["", "## Activation memory of the RTL (banks PLANNED from the configuration words; storage MODELED)", "",
-             "`rtl/hlsgen_act_mem.sv` is still one array with a port per lane (simulation-first RTL, docs/rtl.md). "
-             "The build plans the banks a synthesizable memory needs: per region, element (c, h, w) in bank "
-             "(c mod Bc, h mod Bh, w mod Bw), so that no client puts more words into a bank in one cycle than its "
-             "ports serve; a region with more clients at once than a dual-port bank has is copied. "
-             "`make sim SIM_ARGS=--banks` checks the plan against the simulated trace of every access.", "",
+             "`rtl/hlsgen_top_mem.sv` is one array with a port per lane (simulation-first RTL, docs/rtl.md). "
+             "`rtl/hlsgen_top_mem_banks.sv` is the same memory built in the banks the build plans: per region an "
+             "`hlsgen_bank_mem`, element (c, h, w) in bank (c mod Bc, h mod Bh, w mod Bw), so that no client puts "
+             "more words into a bank in one cycle than its two ports serve; a region with more clients at once than "
+             "a dual-port bank has is copied. Each port of the memory is wired only to the banks its words reach "
+             "(its routes). `make sim SIM_ARGS=--mem-banks` simulates the design with it and fails if a bank misses "
+             "an access; `make sim SIM_ARGS=--banks` checks the plan and the routes against the simulated trace of "
+             "every access.", "",
+             f"- routes: {b['paths']:,} port-to-bank paths, where a full crossbar of the same ports would have "
+             f"{b['full_paths']:,}" + ("" if all(r["routes_exact"] for r in b["regions"]) else
+                                       " (some words have too many accesses to enumerate: their ports reach every "
+                                       "bank of their regions)"),
              f"- {b['banks']:,} banks holding {b['words']:,} words for {b['region_words']:,}: {res(st)} (LUT: LUT RAM), "
              f"where one memory per region, placed by the cost model's rule for a stored tensor (read 64 bits a "
              f"cycle), is {res(wh)}" + ("" if b["served"] else f". NOT SERVED: {unserved(b, _label)}"), "",
