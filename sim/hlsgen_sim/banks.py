@@ -153,27 +153,30 @@ def planned(design: Dict, t: Dict[str, np.ndarray]) -> Dict:
     """The build's bank plan (design.json's synth.act_mem.banking, hlsgen/backends/rtl/banking.py)
     held against the trace: per region, under the plan's Bc, Bh, Bw, the most words one client
     put into one bank in one cycle (the plan allows `allowed`) and the most clients that met in
-    the region in one cycle (the plan provides `ports`). Reads of one word share a port."""
+    the region in one cycle (the plan provides `ports`). Reads of one word share a port. And
+    every access (every lane's, shared or not) against its port's routes."""
     plan = design["synth"]["act_mem"]["banking"]
     names, client = _clients(design, t)
-    off_route = _off_route(design, t, names, client)
-    keep = _shared(t)
-    cycle, addr = t["cycle"][keep], t["addr"][keep]
-    client = client[keep]
     regs = plan["regions"]
     region = _region_of(np.asarray([r["base"] for r in regs], dtype=np.int64),
-                        np.asarray([r["size"] for r in regs], dtype=np.int64), addr)
+                        np.asarray([r["size"] for r in regs], dtype=np.int64), t["addr"])
     if (region < 0).any():
-        raise ValueError(f"trace address {int(addr[np.argmax(region < 0)]):#x} is in no region of the bank plan")
+        raise ValueError(f"trace address {int(t['addr'][np.argmax(region < 0)]):#x} is in no region of the bank plan")
+    bank = np.zeros(len(region), dtype=np.int64)          # every access's bank in its region
+    for r, reg in enumerate(regs):
+        mine = region == r
+        c, h, w, _ = _coords(t["addr"][mine] - reg["base"], reg["dims"])
+        bank[mine] = _bank(c, h, w, reg)
+    off_route = _off_route(design, t, names, client, region, bank)
+    keep = _shared(t)
+    cycle, client, region, bank = t["cycle"][keep], client[keep], region[keep], bank[keep]
     out = []
     for r, reg in enumerate(regs):
         mine = region == r
-        c, h, w, _ = _coords(addr[mine] - reg["base"], reg["dims"])
-        bank = _bank(c, h, w, reg)
         cyc, who = cycle[mine], client[mine]
         worst, at, met = 0, -1, 0
         if mine.any():
-            key = (cyc * len(names) + who) * reg["banks"] + bank
+            key = (cyc * len(names) + who) * reg["banks"] + bank[mine]
             u, cnt = np.unique(key, return_counts=True)
             i = int(np.argmax(cnt))
             worst, at = int(cnt[i]), int(u[i] // reg["banks"] // len(names))
@@ -196,37 +199,27 @@ def _bank(c: np.ndarray, h: np.ndarray, w: np.ndarray, reg: Dict) -> np.ndarray:
     return (h % reg["Bh"] * reg["Bw"] + w % reg["Bw"]) * reg["Bc"] + c % reg["Bc"]
 
 
-def _off_route(design: Dict, t: Dict[str, np.ndarray], names: List[str], client: np.ndarray) -> Optional[str]:
-    """The first access (every lane's, shared or not) to a bank that the plan's routes do not give
-    its port (banking.py: each client's ports and the banks they reach), or None."""
-    plan = design["synth"]["act_mem"]["banking"]
+def _off_route(design: Dict, t: Dict[str, np.ndarray], names: List[str], client: np.ndarray, region: np.ndarray,
+               bank: np.ndarray) -> Optional[str]:
+    """The first access (region and bank: each access's, in the plan) on a bank that the plan's
+    routes do not give its port (banking.py: each client's ports and the banks they reach), or None."""
     first = {c["client"]: c["first"] for c in design["synth"]["act_mem"]["clients"]}
-    regs = plan["regions"]
-    region = _region_of(np.asarray([r["base"] for r in regs], dtype=np.int64),
-                        np.asarray([r["size"] for r in regs], dtype=np.int64), t["addr"])
     bad = []
-    for r, reg in enumerate(regs):
-        mine = np.flatnonzero(region == r)
-        if not len(mine):
-            continue
-        c, h, w, _ = _coords(t["addr"][mine] - reg["base"], reg["dims"])
-        bank = _bank(c, h, w, reg)
-        routes = reg.get("routes", {})
+    for r, reg in enumerate(design["synth"]["act_mem"]["banking"]["regions"]):
         for i, name in enumerate(names):
-            sel = client[mine] == i
-            if not sel.any():
+            sel = np.flatnonzero((region == r) & (client == i))
+            if not len(sel):
                 continue
-            lanes = routes.get(name, [])
-            port = t["port"][mine][sel] - first[name]
-            nb = reg["banks"]
-            allowed = np.zeros((max(len(lanes), int(port.max()) + 1), nb), dtype=bool)
+            lanes = reg.get("routes", {}).get(name, [])
+            port = t["port"][sel] - first[name]
+            allowed = np.zeros((max(len(lanes), int(port.max()) + 1), reg["banks"]), dtype=bool)
             for k, banks in enumerate(lanes):
                 allowed[k, banks] = True
             miss = np.flatnonzero(~allowed[port, bank[sel]])
             if len(miss):
-                j = mine[np.flatnonzero(sel)[miss[0]]]
+                j = sel[miss[0]]
                 bad.append((int(t["cycle"][j]), f"cycle {int(t['cycle'][j])}: {name} port {int(port[miss[0]])} "
-                                                f"reached bank {int(bank[sel][miss[0]])} of {reg['region']}, "
+                                                f"reached bank {int(bank[j])} of {reg['region']}, "
                                                 f"which its routes do not give it"))
     return min(bad)[1] if bad else None
 

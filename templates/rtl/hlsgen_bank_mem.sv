@@ -42,20 +42,22 @@ module hlsgen_bank_mem #(
     parameter int NW = 1,
     parameter int CB = 16,                   // coordinate bits
     parameter int TWO_WRITES = 0,
-    // the routes as lists (hlsgen/backends/rtl/act_mem.py's route_params writes them), LB = 24
-    // bits an entry: by bank, where bank b's ports start in RBL (RBP, NB + 1 entries) and the
-    // ports routed to it (RBL); by port, where port k's banks start in RPL (RPP, NR + 1 entries)
-    // and its banks (RPL); PR routed (port, bank) pairs (at least 1). Likewise W* for writes.
+    // the routes as lists (hlsgen/backends/rtl/act_mem.py's route_params writes them), LB bits an
+    // entry (as few as its largest entry needs): by bank, where bank b's ports start in RBL (RBP,
+    // NB + 1 entries) and the ports routed to it (RBL); by port, where port k's banks start in RPL
+    // (RPP, NR + 1 entries) and its banks (RPL); PR routed (port, bank) pairs (at least 1).
+    // Likewise W* for writes.
+    parameter int LB = 1,
     parameter int PR = 1,
     parameter int PW = 1,
-    parameter bit [((1<<(LBC+LBH+LBW))+1)*24-1:0] RBP = '0,
-    parameter bit [PR*24-1:0] RBL = '0,
-    parameter bit [(NR+1)*24-1:0] RPP = '0,
-    parameter bit [PR*24-1:0] RPL = '0,
-    parameter bit [((1<<(LBC+LBH+LBW))+1)*24-1:0] WBP = '0,
-    parameter bit [PW*24-1:0] WBL = '0,
-    parameter bit [(NW+1)*24-1:0] WPP = '0,
-    parameter bit [PW*24-1:0] WPL = '0,
+    parameter bit [((1<<(LBC+LBH+LBW))+1)*LB-1:0] RBP = '0,
+    parameter bit [PR*LB-1:0] RBL = '0,
+    parameter bit [(NR+1)*LB-1:0] RPP = '0,
+    parameter bit [PR*LB-1:0] RPL = '0,
+    parameter bit [((1<<(LBC+LBH+LBW))+1)*LB-1:0] WBP = '0,
+    parameter bit [PW*LB-1:0] WBL = '0,
+    parameter bit [(NW+1)*LB-1:0] WPP = '0,
+    parameter bit [PW*LB-1:0] WPL = '0,
     parameter FILE = ""                      // $readmemh image of the region (untyped: Yosys's parsers take it so)
 ) (
     input  logic             clk,
@@ -100,8 +102,6 @@ module hlsgen_bank_mem #(
                                               input logic [CB-1:0] w);
         addr_of = mulc(CB'(mulc(CB'(mulc(n, HQ)) + (h >> LBH), WQ)) + (w >> LBW), CQ) + DB'(c >> LBC);
     endfunction
-
-    localparam int LB = 24;
 
     // every port's bank and in-bank address
     logic [BI-1:0] rb[NR], wb[NW];

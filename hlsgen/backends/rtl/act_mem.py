@@ -47,13 +47,14 @@ def act_mem_ports(core: Dict) -> Dict:
     return ports
 
 
-def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Tuple[List[Dict], Dict[str, List[int]]]:
-    """The activation memory built in banks (hlsgen_top_mem.sv): one hlsgen_bank_mem per region of
+def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
+    """The activation memory built in banks (hlsgen_top_mem_banks.sv): one hlsgen_bank_mem per region of
     the bank plan (banking.py) and copy of it, each with the lanes its routes give: every port of
     the memory (amem: its clients' first ports) routed to a bank of the region becomes a lane of
     that region's memory, with its routes (route_params). Every copy of a region takes
-    every write; a reading client reads its copy (the plan's copy_of). Returns the memories and
-    their images (region words in order, written where any is not zero)."""
+    every write; a reading client reads its copy (the plan's copy_of). Returns the memories
+    (`mems`), their images (`images`: region words in order, where any is not zero) and the
+    coordinate bits every memory takes (`CB`)."""
     first = {c["client"]: (c["port"], c["first"]) for c in amem["clients"]}
     mems, images = [], {}
     cb = 1
@@ -88,22 +89,15 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Tuple[List[Dict], D
                          # a true dual port where one writer may put two words into a bank, or two write at once
                          "TWO_WRITES": int(bool(lanes["w"]) and (int(reg["allowed"]) >= 2 or len(writers) >= 2)),
                          "FILE": file})
-    for m in mems:
-        m["CB"] = cb
-    return mems, images
-
-
-ROUTE_BITS = 24          # bits of an entry of hlsgen_bank_mem's route lists
+    return {"mems": mems, "images": images, "CB": cb}
 
 
 def route_params(reads: List[List[int]], writes: List[List[int]], nb: int) -> Dict[str, object]:
     """hlsgen_bank_mem's route parameters from each read port's and write port's banks (out of
     nb): per direction, the pairs (PR, PW), the lists by bank (RBP: where each bank's ports start
-    in RBL, and RBL) and by port (RPP, RPL), as Verilog literals of ROUTE_BITS-bit entries."""
-    def pack(vals: List[int]) -> str:
-        vals = vals or [0]
-        return f"{len(vals) * ROUTE_BITS}'h{sum(int(v) << (i * ROUTE_BITS) for i, v in enumerate(vals)):x}"
-
+    in RBL, and RBL) and by port (RPP, RPL), as Verilog literals of LB-bit entries, LB as few bits
+    as the largest entry needs (a Verilator literal is at most 65,536 bits)."""
+    lists: Dict[str, List[int]] = {}
     out: Dict[str, object] = {}
     for key, ports in (("R", reads), ("W", writes)):
         banks = [sorted(set(int(b) for b in p)) for p in ports]
@@ -116,10 +110,14 @@ def route_params(reads: List[List[int]], writes: List[List[int]], nb: int) -> Di
         pstarts = [0]
         for p in banks:
             pstarts.append(pstarts[-1] + len(p))
-        pairs = starts[-1]
-        out[f"P{key}"] = max(1, pairs)
-        out[f"{key}BP"] = pack(starts)
-        out[f"{key}BL"] = pack([k for lst in by_bank for k in lst])
-        out[f"{key}PP"] = pack(pstarts + [pstarts[-1]] * (max(1, len(banks)) + 1 - len(pstarts)))
-        out[f"{key}PL"] = pack([b for p in banks for b in p])
+        out[f"P{key}"] = max(1, starts[-1])
+        lists[f"{key}BP"] = starts
+        lists[f"{key}BL"] = [k for lst in by_bank for k in lst]
+        lists[f"{key}PP"] = pstarts + [pstarts[-1]] * (max(1, len(banks)) + 1 - len(pstarts))
+        lists[f"{key}PL"] = [b for p in banks for b in p]
+    lb = max(1, max(v for vals in lists.values() for v in vals).bit_length())
+    out["LB"] = lb
+    for name, vals in lists.items():
+        vals = vals or [0]
+        out[name] = f"{len(vals) * lb}'h{sum(int(v) << (i * lb) for i, v in enumerate(vals)):x}"
     return out

@@ -1,8 +1,9 @@
 """The activation memory's banks, planned at build time from the configuration words
 (docs/rtl.md, "Banks planned from the words").
 
-The RTL builds its activation memory in these banks (hlsgen_top_mem.sv, one hlsgen_bank_mem per
-region and copy). Each region of it (each stored tensor, each staging
+The RTL's activation memory is one array (hlsgen_top_mem.sv); hlsgen_top_mem_banks.sv builds it
+in these banks (one hlsgen_bank_mem per region and copy), which `make sim SIM_ARGS=--mem-banks`
+simulates. Each region of it (each stored tensor, each staging
 region of an m_axi read, and the elementwise constants) is a memory of its own, split by
 coordinates: of the region's last three dimensions (C, H, W of an NCHW tensor; 1, N, F of an
 N x F one; 1, 1, words for the constants) element (c, h, w) lies in bank
@@ -32,9 +33,9 @@ Each region also gets its routes: per client port, the banks its accesses reach,
 every word enumerated (a word beyond ROUTE_ENUM accesses gives its ports every bank). The memory
 wires a port only to those banks, so its crossbar is the routes, not every port to every bank.
 
-The figures are planned (from the words, not simulated and not synthesized): `make sim` fails if
-a bank misses an access, and `make sim SIM_ARGS=--banks` checks the plan and the routes against
-the simulated access trace (sim/hlsgen_sim/banks.py).
+The figures are planned (from the words, not simulated and not synthesized): `make sim
+SIM_ARGS=--mem-banks` fails if a bank misses an access, and `make sim SIM_ARGS=--banks` checks the
+plan and the routes against the simulated access trace (sim/hlsgen_sim/banks.py).
 """
 from __future__ import annotations
 
@@ -389,11 +390,12 @@ def _window_routes(rt: _Routes, a: Dict, ln: Dict) -> None:
     red = f[WORD["W_CG"]] * f[WORD["W_KH"]] * f[WORD["W_KW"]]
     per = (1 if shared else -(-f[WORD["W_O"]] // pe)) * -(-red // simd) * read_pe * vec * simd
     exact = ngrp * per <= ROUTE_ENUM
-    picks = range(ngrp) if exact else None
+    # every position, a chunk at a time; beyond ROUTE_ENUM, the sampled positions, whose ports
+    # then reach every bank
     step = max(1, ROUTE_CHUNK // max(1, per))
-    for lo in range(0, ngrp if exact else 1, step):
-        rd, wr, _ = _window(f, vec, pe, simd, np.random.default_rng(0),
-                            list(picks[lo:lo + step]) if exact else None, read_pe)
+    chunks = [list(range(lo, min(ngrp, lo + step))) for lo in range(0, ngrp, step)] if exact else [None]
+    for picks in chunks:
+        rd, wr, _ = _window(f, vec, pe, simd, np.random.default_rng(0), picks, read_pe)
         rt.add(f"core{a['core']} read lanes", rd, rport, exact)
         rt.add(f"core{a['core']} write lanes", wr, wport, exact)
 

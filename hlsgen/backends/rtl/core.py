@@ -777,7 +777,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                           for n in stage_of}, device,
                          {c: {**lanes[c], "XSH": arith[c]["XSH"]} for c in range(ncores)})
     return {"cores": cores, "core_params": core_params, "stages": stages, "sb": sb,
-            "mem_words": max(1, len(image)),
+            "mem_words": max(1, len(image)), "mem_image": list(image) or [0],
             "mem_file": f"../rtl/{mem_file.name}", "inputs": ports_in, "outputs": ports_out, "layout": layout,
             "words": len(program), "task_cycles": per_task, **dma, "banking": banks,
             # no core waits and nothing overlaps: an upper bound of the simulated cycles

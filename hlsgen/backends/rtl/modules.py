@@ -15,14 +15,19 @@ from ..vitis.tasks import per_channel
 RTL_DIR = Path(__file__).resolve().parents[3] / "templates" / "rtl"
 
 
-def write_mem(path: Path, values, bits: int) -> Path:
+def mem_text(values, bits: int) -> str:
     """One two's-complement hex word of `bits` bits per line, as $readmemh reads it. Python ints
     stay Python ints: numpy would turn a list of them above 2**63 into uint64 or, mixed with
     negatives, into float64, and lose the low bits of a wide row."""
     mask = (1 << bits) - 1
     digits = -(-bits // 4)
     flat = values.reshape(-1).tolist() if isinstance(values, np.ndarray) else list(values)
-    path.write_text("".join(f"{int(v) & mask:0{digits}x}\n" for v in flat))
+    return "".join(f"{int(v) & mask:0{digits}x}\n" for v in flat)
+
+
+def write_mem(path: Path, values, bits: int) -> Path:
+    """`values` into `path` as mem_text writes them."""
+    path.write_text(mem_text(values, bits))
     return path
 
 

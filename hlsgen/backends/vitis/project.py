@@ -136,7 +136,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
     banks planned for the activation memory (rtl/banking.py), which the reports show."""
     from ..rtl.act_mem import act_mem_ports, bank_memory
     from ..rtl.core import build_core, word_package
-    from ..rtl.modules import RTL_DIR
+    from ..rtl.modules import RTL_DIR, mem_text
 
     sim_lib = Path(__file__).resolve().parents[3] / "sim" / "hlsgen_sim"
     files: Dict[str, bytes] = {}
@@ -149,11 +149,10 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
     files["rtl/hlsgen_word_pkg.sv"] = word_package().encode()
     amem = act_mem_ports(core)
     # the memory in its planned banks: a memory per region (and copy), its image where not zero
-    image = [int(v, 16) for v in files["rtl/mem.mem"].decode().split()]
-    mems, images = bank_memory(amem, core["banking"], image)
-    for name, words in images.items():
-        files[f"rtl/{name}"] = "".join(f"{v:0{-(-int(core['sb']) // 4)}x}\n" for v in words).encode()
-    ctx = dict(core, version=__version__, model=k["model"], amem=amem, mems=mems)
+    banked = bank_memory(amem, core["banking"], core["mem_image"])
+    for name, words in banked["images"].items():
+        files[f"rtl/{name}"] = mem_text(words, int(core["sb"])).encode()
+    ctx = dict(core, version=__version__, model=k["model"], amem=amem, mems=banked["mems"], cb=banked["CB"])
     files["rtl/hlsgen_act_mem.sv"] = (RTL_DIR / "hlsgen_act_mem.sv").read_bytes()
     files["rtl/hlsgen_bank_mem.sv"] = (RTL_DIR / "hlsgen_bank_mem.sv").read_bytes()
     env = _env_rtl()
