@@ -23,12 +23,21 @@ synth.act_mem.banking, hlsgen/backends/rtl/banking.py) against that trace: banks
 their storage as the cost model places memories (modeled), and whether the trace keeps to the
 plan.
 
+Each design's activation memory is built in its planned banks (rtl/hlsgen_top_mem.sv); a column
+says whether every access was served and every read agreed with the one array beside the banks
+(sim.json's act_mem_banks). --flat-mem simulates the memory as one array instead (`make sim
+SIM_ARGS=--flat-mem`, rtl/hlsgen_top_mem_flat.sv). Every run prints the
+CPU seconds its `make sim` took (Verilator, the C++ compile and the simulation; ccache off, so
+that the figures do not depend on earlier runs).
+
 --routes only builds each design (no simulation) and prints its activation memory's routes: the
 port-bank paths the memory is wired with (banking.py's routes, hlsgen_top_mem.sv) beside the same
 ports wired to every bank of their regions.
 """
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -49,6 +58,8 @@ def main():
     ap.add_argument("--io", choices=["auto", "onchip", "offchip"], default="auto")
     ap.add_argument("--tables", type=Path, help="only print the bank tables of this rtl_designs JSON")
     ap.add_argument("--weigh-banks", action="store_true", help="trace the activation memory and weigh banking schemes")
+    ap.add_argument("--flat-mem", action="store_true",
+                    help="simulate each design with its memory as one array (make sim SIM_ARGS=--flat-mem)")
     ap.add_argument("--routes", action="store_true",
                     help="only build each design and print its memory's routes (port-bank paths), no simulation")
     a = ap.parse_args()
@@ -63,8 +74,9 @@ def main():
               "the same ports to every bank | every access enumerated |")
         print("|---|---|---|---:|---:|---:|---|")
     else:
-        print("| net | target | mode | simulated cycles | modeled cycles | model error | bit-exact |")
-        print("|---|---|---|---:|---:|---:|---|")
+        print("| net | target | mode | simulated cycles | modeled cycles | model error | bit-exact | "
+              f"{'' if a.flat_mem else 'memory in banks: every access served | '}make sim CPU s |")
+        print(f"|---|---|---|---:|---:|---:|---|{'' if a.flat_mem else '---|'}---:|")
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
         for net in NETS:
@@ -82,22 +94,39 @@ def main():
                         print(f"| {net} | {target} | {mode} | {pl['banks']:,} | {pl['paths']:,} | {pl['full_paths']:,} | "
                               f"{'yes' if all(o['routes_exact'] for o in pl['regions']) else 'NO'} |", flush=True)
                         continue
-                    r = subprocess.run(["make", "-C", str(out), "sim", *(["SIM_ARGS=--banks"] if a.weigh_banks else [])],
-                                       capture_output=True, text=True)
+                    sim_args = ["--banks"] * a.weigh_banks + ["--flat-mem"] * a.flat_mem
+                    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    r = subprocess.run(["make", "-C", str(out), "sim", *([f"SIM_ARGS={' '.join(sim_args)}"] if sim_args else [])],
+                                       capture_output=True, text=True, env=dict(os.environ, HLSGEN_CCACHE="0"))
+                    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
+                    if not (out / "results" / "sim.json").exists():
+                        last = (r.stdout + r.stderr).strip().splitlines()[-1:] or ["no output"]
+                        print(f"| {net} | {target} | {mode} | (make sim wrote no results/sim.json: {last[0][:160]}) "
+                              f"| | | NO | {'' if a.flat_mem else 'NO | '}{cpu:.0f} |", flush=True)
+                        continue
                     res = json.loads((out / "results" / "sim.json").read_text())
                     if a.weigh_banks:
                         res["banks"] = json.loads((out / "results" / "banks.json").read_text())
+                    served = ""
+                    if not a.flat_mem:
+                        mb = res.get("act_mem_banks") or {}
+                        served = ("yes | " if mb and not mb["conflict"] and not mb["differs"]
+                                  else f"NO: {'; '.join(res.get('memory_errors') or ['no act_mem_banks in sim.json'])} | ")
                     print(f"| {net} | {target} | {mode} | {res['cycles']:,} | {res['predicted_cycles']:,} | "
-                          f"{res['cycle_error']:+.1%} | {'yes' if res['passed'] and r.returncode == 0 else 'NO'} |",
-                          flush=True)
-                    rows.append(dict(res, net=net, target=target, mode=mode))
+                          f"{res['cycle_error']:+.1%} | {'yes' if res['passed'] and r.returncode == 0 else 'NO'} | "
+                          f"{served}{cpu:.0f} |", flush=True)
+                    rows.append(dict(res, net=net, target=target, mode=mode, sim_cpu_s=round(cpu, 1)))
     if a.routes:
         return
     errs = [abs(r["cycle_error"]) for r in rows]
     if errs:
         print(f"\n{len(rows)} designs; model error within {max(errs):.1%} of the simulated cycles")
     bank_table(rows)
-    dst = ROOT / "build" / "bench" / ("rtl_designs.json" if a.io == "auto" else f"rtl_designs-io-{a.io}.json")
+    name = "rtl_designs" + ("" if a.io == "auto" else f"-io-{a.io}") + ("-flat-mem" if a.flat_mem else "")
+    if a.target or a.mode:
+        name += "-" + "-".join((a.target or []) + (a.mode or []))
+    dst = ROOT / "build" / "bench" / f"{name}.json"
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(json.dumps(rows, indent=2))
     print(f"wrote {dst}")

@@ -113,3 +113,37 @@ def test_routes_are_the_banks_each_port_reaches():
     assert x["paths"] == 18 * 4 and x["full_paths"] == 18 * 8 and x["routes_exact"]
     assert y["routes"] == {"core0 write lanes": [[0], [0], [1], [1]]} and y["paths"] == 4
     assert banking.bank_of(3, 1, 2, (2, 2, 4)) == (1 * 4 + 2) * 2 + 1
+
+
+def _eval_split(expr: str, o: int, ab: int) -> int:
+    """A coordinate_split expression evaluated on offset o (AB bits, unsigned)."""
+    import re
+    py = re.sub(r"AB'\((\d+)\)", lambda m: str(int(m.group(1)) % (1 << ab)), expr).replace("/", "//")
+    return eval(py, {"o": o})       # noqa: S307 (our own expression: shifts, masks, // and %)
+
+
+def test_the_address_split_gives_every_words_coordinates():
+    """hlsgen_top_mem.sv splits a port's offset in its region into (n, c, h, w) by its bits where
+    the sizes inside a coordinate are powers of two and by constant divides where not: every
+    offset of a few regions gives its row-major coordinates, and only the regions with a size
+    that is no power of two divide."""
+    from hlsgen.backends.rtl.act_mem import coordinate_split
+    for dims, divides in (((1, 16, 16, 16), False), ((1, 3, 32, 32), False), ((2, 3, 5, 7), True),
+                          ((1, 16, 12, 12), True), ((1, 1, 1, 10), False), ((4, 1, 8, 1), False)):
+        split = coordinate_split("o", dims)
+        assert bool(split["dividers"]) == divides, (dims, split)
+        n_, c_, h_, w_ = dims
+        for o in range(n_ * c_ * h_ * w_):
+            want = (o // (c_ * h_ * w_), o // (h_ * w_) % c_, o // w_ % h_, o % w_)
+            got = tuple(_eval_split(split[k], o, 14) for k in "nchw")
+            assert got == want, (dims, o, got, want, split)
+
+
+def test_wide_route_lists_are_concatenated_literals(monkeypatch):
+    """A route list wider than a Verilator number literal (65,536 bits) is written as a
+    concatenation of literals of whole entries, the first entries last."""
+    from hlsgen.backends.rtl import act_mem
+    assert act_mem.packed_literal([1, 2, 3], 4) == "12'h321"
+    monkeypatch.setattr(act_mem, "LITERAL_BITS", 8)
+    assert act_mem.packed_literal([1, 2, 3], 4) == "{4'h3, 8'h21}"
+    assert act_mem.packed_literal([5, 6, 7, 1, 2], 5) == "{5'h2, 5'h1, 5'h7, 5'h6, 5'h5}"

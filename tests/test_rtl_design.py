@@ -196,23 +196,27 @@ def test_rtl_lint_clean_for_a_design(exported, tmp_path):
 
 
 def test_the_memory_is_built_in_its_planned_banks(exported, tmp_path):
-    """The activation memory in its planned banks (rtl/hlsgen_top_mem_banks.sv: an hlsgen_bank_mem
-    per region and copy, each port wired only to the banks of its routes) stands in for the one
-    array with `make sim SIM_ARGS=--mem-banks`, and the simulation holds the banks to it:
-    as built, every access is served and every read is the word the one array beside the banks
-    holds; with the first region's read ports listing no bank, their reads are off their routes,
-    the banks raise `conflict`, and the simulation fails naming the memory."""
+    """The activation memory is built in its planned banks (rtl/hlsgen_top_mem.sv: an
+    hlsgen_bank_mem per region and copy, each port wired only to the banks of its routes), and
+    the simulation holds the banks to them: as built, every access is served and every read is
+    the word the one array beside the banks holds; with the first region's read ports listing no
+    bank, their reads are off their routes, the banks raise `conflict`, and the simulation fails
+    naming the memory. `make sim SIM_ARGS=--flat-mem` simulates the same design with the memory
+    as one array (rtl/hlsgen_top_mem_flat.sv): the same outputs in the same cycles."""
     import re
     # make demo's design
     out = tmp_path / "prj"
     b = run_cli("build", ROOT / "designs" / "demo-cnn-ultra96.yaml", "-o", out)
     assert b.returncode == 0, b.stderr
-    r, res = sim(out, "--mem-banks")
+    r, res = sim(out)
     assert r.returncode == 0 and res["passed"], r.stdout[-2000:]
     assert res["act_mem_banks"]["conflict"] is False and res["act_mem_banks"]["differs"] is False
     assert res["memory_errors"] == [] and "every access served, every read as the one array" in r.stdout
     plan = json.loads((out / "sim" / "design.json").read_text())["synth"]["act_mem"]["banking"]
-    wrap = out / "rtl" / "hlsgen_top_mem_banks.sv"
+    r, flat = sim(out, "--flat-mem")
+    assert r.returncode == 0 and flat["passed"] and flat["cycles"] == res["cycles"], r.stdout[-2000:]
+    assert "act_mem_banks" not in flat and "planned banks" not in r.stdout
+    wrap = out / "rtl" / "hlsgen_top_mem.sv"
     text = wrap.read_text()
     # route lists in as few bits an entry as they need: no literal wider than Verilator's 65,536 bits
     assert max(int(w) for w in re.findall(r"(\d+)'h", text)) <= 65536
@@ -227,7 +231,7 @@ def test_the_memory_is_built_in_its_planned_banks(exported, tmp_path):
     # take the first region's read routes away: none of its read ports lists a bank
     rpp = re.search(r"\.RPP\(([^)]*)\)", text).group(1)
     wrap.write_text(text.replace(f".RPP({rpp})", f".RPP({rpp.split(chr(39))[0]}'h0)", 1))
-    r, res = sim(out, "--mem-banks")
+    r, res = sim(out)
     assert r.returncode != 0 and not res["passed"] and res["act_mem_banks"]["conflict"], res
     assert any("a bank did not serve an access" in e for e in res["memory_errors"]), res["memory_errors"]
     assert "MEMORY activation memory: a bank did not serve" in r.stdout, r.stdout[-2000:]
@@ -260,7 +264,7 @@ def _memory_reads(top: str, mem: str = "mem"):
 def test_memory_reads_are_registered(exported, tmp_path, io):
     """Block RAM reads are synchronous, so the RTL reads its activation memory only through
     registers. The memory is one module, hlsgen_act_mem, which reads its array only in an
-    always_ff (and its banked stand-in, hlsgen_bank_mem per region, reads each bank so too); the
+    always_ff (and the design's memory, an hlsgen_bank_mem per region, reads each bank so too); the
     top has no array of its own and reaches the memory only through hlsgen_top_mem's ports (which
     fix the design's sizes), client by client
     (its comment lists them): every core's read and write lanes, the output streams' beats (the address of the beat sent next, send_idx) and the
@@ -275,12 +279,12 @@ def test_memory_reads_are_registered(exported, tmp_path, io):
     banks = _memory_reads((out / "rtl" / "hlsgen_bank_mem.sv").read_text(), "m")
     assert len(banks) == 2 and all(k == "ff" for k, _ in banks), banks      # a bank's two ports
     top = (out / "rtl" / "hlsgen_top.sv").read_text()
-    wrap = (out / "rtl" / "hlsgen_top_mem.sv").read_text()   # the memory at the design's sizes, no parameters
+    wrap = (out / "rtl" / "hlsgen_top_mem_flat.sv").read_text()   # as one array (--flat-mem), no parameters
     assert _memory_reads(top) == [] == _memory_reads(wrap) and "hlsgen_top_mem act_mem (" in top
     assert "hlsgen_act_mem #(" in wrap and "module hlsgen_top_mem (" in wrap
-    # the same memory in its banks (--mem-banks): an hlsgen_bank_mem per region and copy; the one
-    # array is there only in simulation, as the reference its reads are held against
-    bwrap = (out / "rtl" / "hlsgen_top_mem_banks.sv").read_text()
+    # the design's memory, in its banks: an hlsgen_bank_mem per region and copy; the one array
+    # is there only in simulation, as the reference its reads are held against
+    bwrap = (out / "rtl" / "hlsgen_top_mem.sv").read_text()
     design = json.loads((out / "sim" / "design.json").read_text())
     plan = design["synth"]["act_mem"]["banking"]["regions"]
     assert _memory_reads(bwrap) == [] and "module hlsgen_top_mem (" in bwrap

@@ -3,7 +3,12 @@ OUT/results/sim.json (passed, mismatches, elements, cycles measured from ap_star
 predicted_cycles from the schedule, cycle_error).
 
     python sim/run_design.py [--gap P] [--backpressure P] [--seed S] [--simulator verilator|icarus]
-                             [--rtl hlsgen|vitis] [--trace] [--banks]
+                             [--rtl hlsgen|vitis] [--trace] [--banks] [--flat-mem]
+
+The activation memory is the one built in its planned banks (rtl/hlsgen_top_mem.sv: an
+hlsgen_bank_mem per region); the run fails if a bank misses an access or a read from the banks
+differs from the one array the simulation keeps beside them. --flat-mem simulates the memory as
+that one array instead (rtl/hlsgen_top_mem_flat.sv), which Verilator builds faster.
 
 --rtl vitis runs the same testbench on the Verilog Vitis HLS wrote (`make csynth`), whose ports
 carry the same names (the emitted interface pragmas). Vitis's ROMs read their contents with
@@ -52,13 +57,12 @@ def main(argv=None) -> int:
     ap.add_argument("--banks", action="store_true",
                     help="also trace every access of the activation memory (results/mem_trace.txt) and weigh banking "
                          "schemes on it (hlsgen_sim/banks.py: results/banks.json)")
-    ap.add_argument("--mem-banks", action="store_true",
-                    help="simulate the activation memory built in its planned banks (rtl/hlsgen_top_mem_banks.sv, "
-                         "an hlsgen_bank_mem per region) instead of one array; the run fails if a bank misses an access")
+    ap.add_argument("--flat-mem", action="store_true",
+                    help="simulate the activation memory as one array with a port per lane (rtl/hlsgen_top_mem_flat.sv) "
+                         "instead of in its planned banks (rtl/hlsgen_top_mem.sv); Verilator builds it faster")
     a = ap.parse_args(argv)
-    if a.mem_banks and a.rtl != "hlsgen":
-        print("make sim: --mem-banks builds hlsgen's activation memory in banks, which RTL=vitis does not have",
-              file=sys.stderr)
+    if a.flat_mem and a.rtl != "hlsgen":
+        print("make sim: --flat-mem chooses hlsgen's activation memory, which RTL=vitis does not have", file=sys.stderr)
         return 2
     if a.banks and a.rtl != "hlsgen":
         print("make sim: --banks traces hlsgen's activation memory, which RTL=vitis does not have", file=sys.stderr)
@@ -70,11 +74,7 @@ def main(argv=None) -> int:
         print("make sim SIM=icarus: iverilog is not on PATH; install Icarus Verilog (apt install iverilog), "
               "or use the default SIM=verilator", file=sys.stderr)
         return 2
-    names = list(design["sources"])
-    if a.mem_banks:                             # the banked memory: the same module, hlsgen_top_mem
-        at = names.index("hlsgen_top_mem.sv")
-        names[at:at + 1] = design["bank_sources"]
-    sources = [rtl / s for s in names]
+    sources = [rtl / s for s in design["flat_sources" if a.flat_mem else "sources"]]
     top = "hlsgen_top"
     if a.simulator == "icarus" and a.rtl == "hlsgen":
         why = icarus_refusal(sources)
@@ -103,7 +103,7 @@ def main(argv=None) -> int:
     trace.unlink(missing_ok=True)
     try:
         runner.run(sources, top, "hlsgen_sim.design_test", run_dir,
-                   out / "build" / f"{a.simulator}-{a.rtl}{'-banks' if a.mem_banks else ''}",
+                   out / "build" / f"{a.simulator}-{a.rtl}{'-flat' if a.flat_mem else ''}",
                    extra_env={"HLSGEN_PROJECT": str(out), "HLSGEN_RESULT": str(raw), "HLSGEN_GAP": str(a.gap),
                               "HLSGEN_BACKPRESSURE": str(a.backpressure), "HLSGEN_SEED": str(a.seed),
                               "HLSGEN_TRACE": "1" if a.trace else "0"},

@@ -14,10 +14,10 @@ Two syntheses per core (--scope all, the default):
 --scope top synthesizes the whole design at once instead: hlsgen_top with its cores, stream
 ports, m_axi bundles, AXI4-Lite control, row counters and tables, flattened as Vivado would,
 with the activation memory (hlsgen_top_mem) kept as a black box.
-What is not synthesized: the activation memory, one whole-tensor array with a read port per
-lane (simulation-first RTL; since stop 34 `make sim SIM_ARGS=--mem-banks` simulates it built in
-its planned banks instead, rtl/hlsgen_top_mem_banks.sv; docs/rtl.md); its size, ports and
-planned banks are reported (`act_mem`).
+What is not synthesized: the activation memory (rtl/hlsgen_top_mem.sv, built in its planned
+banks since stop 35; the black box is read from rtl/hlsgen_top_mem_flat.sv, the same module as
+one array, whose ports are the same; docs/rtl.md); its size, ports and planned banks are
+reported (`act_mem`).
 """
 import argparse
 import hashlib
@@ -53,7 +53,8 @@ def _synth(out: Path, c: dict, what: str) -> dict:
 def _synth_top(out: Path, design: dict) -> dict:
     """Yosys cell counts of the whole design, hlsgen_top, with its activation memory kept as a
     black box (read_slang --blackboxed-module hlsgen_top_mem: the design's hlsgen_act_mem behind
-    ports of fixed widths, rendered into rtl/hlsgen_top_mem.sv for this): its cores, stream ports,
+    ports of fixed widths; the sources are design.json's flat_sources, whose hlsgen_top_mem_flat.sv has
+    the same ports as the banked hlsgen_top_mem.sv and no module below it): its cores, stream ports,
     m_axi bundles, AXI4-Lite control, row counters and tables. yowasp's Yosys reads only below its working folder, so the sources and every table
     go there, the top's table paths ("../rtl/NAME") made plain names."""
     work = out / "build" / "yosys" / "top"
@@ -61,7 +62,7 @@ def _synth_top(out: Path, design: dict) -> dict:
     for table in (out / "rtl").glob("*.mem"):
         shutil.copy(table, work / table.name)
     sources = []
-    for name in design["sources"]:
+    for name in design["flat_sources"]:
         (work / name).write_text((out / "rtl" / name).read_text().replace('"../rtl/', '"'))
         sources.append(work / name)
     return yosys.yosys_cells(work, sources, "hlsgen_top", {}, frontend="slang",
@@ -181,9 +182,8 @@ def main(argv=None) -> int:
         # register into a DSP48E1 (-family xc7) but not into a DSP48E2 (docs/rtl.md, "Synthesis")
         "ff_note": "FF counts the datapath's pipeline registers, among them every product's, which Yosys "
                    "leaves in the fabric for a DSP48E2 where Vivado would use its MREG",
-        "not_synthesized": "the top's activation memory, hlsgen_top_mem (simulation-first RTL: one whole-tensor "
-                           "array with a read port per lane; its stand-in in planned banks, hlsgen_top_mem_banks.sv, "
-                           "is simulated with --mem-banks, not synthesized here; docs/rtl.md); `act_mem` gives its "
+        "not_synthesized": "the top's activation memory, hlsgen_top_mem (built in its planned banks, an hlsgen_bank_mem "
+                           "per region, and simulated so; not synthesized as a whole: docs/rtl.md); `act_mem` gives its "
                            "size and ports, and `act_mem.banking` its banks and routes (PLANNED, their storage "
                            "MODELED), `memories_bits` its size and, for reference, the tables' that each core holds",
         "act_mem": syn.get("act_mem"),

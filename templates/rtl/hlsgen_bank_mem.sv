@@ -85,7 +85,8 @@ module hlsgen_bank_mem #(
     localparam int D = N * CQ * WQ * HQ;     // words a bank
     localparam int DB = D > 1 ? $clog2(D) : 1;
 
-    function automatic logic [DB-1:0] mulc(input logic [CB-1:0] x, input logic [31:0] k);
+    // x times the constant k in DB bits (the in-bank address's; x is below D, so it fits them)
+    function automatic logic [DB-1:0] mulc(input logic [DB-1:0] x, input logic [31:0] k);
         mulc = '0;
         for (int i = 0; i < 31; i++) if (k[i]) mulc = mulc + DB'({32'(x)} << i);
     endfunction
@@ -98,10 +99,13 @@ module hlsgen_bank_mem #(
         bank_of = BI'(b);
     endfunction
 
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: n is below N, so its bits above DB are zero
     function automatic logic [DB-1:0] addr_of(input logic [CB-1:0] n, input logic [CB-1:0] c, input logic [CB-1:0] h,
                                               input logic [CB-1:0] w);
-        addr_of = mulc(CB'(mulc(CB'(mulc(n, HQ)) + (h >> LBH), WQ)) + (w >> LBW), CQ) + DB'(c >> LBC);
+        // each partial sum in DB bits: it is an in-bank address of a coarser split, below D
+        addr_of = mulc(mulc(mulc(DB'(n), HQ) + DB'(h >> LBH), WQ) + DB'(w >> LBW), CQ) + DB'(c >> LBC);
     endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
 
     // every port's bank and in-bank address
     logic [BI-1:0] rb[NR], wb[NW];

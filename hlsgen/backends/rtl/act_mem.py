@@ -48,7 +48,7 @@ def act_mem_ports(core: Dict) -> Dict:
 
 
 def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
-    """The activation memory built in banks (hlsgen_top_mem_banks.sv): one hlsgen_bank_mem per region of
+    """The activation memory built in banks (hlsgen_top_mem.sv): one hlsgen_bank_mem per region of
     the bank plan (banking.py) and copy of it, each with the lanes its routes give: every port of
     the memory (amem: its clients' first ports) routed to a bank of the region becomes a lane of
     that region's memory, with its routes (route_params). Every copy of a region takes
@@ -82,6 +82,7 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
             mems.append({"name": f"region{r}" + (f"_copy{copy}" if reg["copies"] > 1 else ""),
                          "region": label(reg["region"], 60),                # (an ONNX name, made safe for a comment)
                          "base": int(reg["base"]), "size": int(reg["size"]), "N": n, "C": c, "H": h, "W": w,
+                         "split": coordinate_split("o", (n, c, h, w)),
                          "LBC": int(reg["Bc"]).bit_length() - 1, "LBH": int(reg["Bh"]).bit_length() - 1,
                          "LBW": int(reg["Bw"]).bit_length() - 1, "banks": nb,
                          "reads": [g for g, _ in lanes["r"]], "writes": [g for g, _ in lanes["w"]],
@@ -92,11 +93,63 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
     return {"mems": mems, "images": images, "CB": cb}
 
 
+def coordinate_split(var: str, dims: Tuple[int, int, int, int]) -> Dict[str, str]:
+    """SystemVerilog expressions of the coordinates (n, c, h, w) of the word at unsigned offset
+    `var` (AB bits) of a row-major N x C x H x W region, for an offset inside it (the memory checks that):
+    a power-of-two size is a shift and a mask (wiring), any other a constant divide or modulo;
+    a dimension with no larger one outside it needs no modulo, and one of size 1 is 0. Which
+    splits divide is in `dividers`."""
+    names = ("n", "c", "h", "w")
+    out: Dict[str, str] = {}
+    divides = []
+    for d, name in enumerate(names):
+        size, stride = int(dims[d]), 1
+        for k in dims[d + 1:]:
+            stride *= int(k)
+        if size == 1:
+            out[name] = "0"
+            continue
+        x = var
+        if stride > 1:
+            if stride & (stride - 1) == 0:
+                x = f"({x} >> {stride.bit_length() - 1})"
+            else:
+                x = f"({x} / AB'({stride}))"
+                divides.append(f"/ {stride}")
+        outer = 1
+        for k in dims[:d]:
+            outer *= int(k)
+        if outer > 1:
+            if size & (size - 1) == 0:
+                x = f"({x} & AB'({size - 1}))"
+            else:
+                x = f"({x} % AB'({size}))"
+                divides.append(f"% {size}")
+        out[name] = x
+    out["dividers"] = ", ".join(divides)
+    return out
+
+
+LITERAL_BITS = 65536     # Verilator takes no number literal wider (a concatenation of them may be)
+
+
+def packed_literal(vals: List[int], bits: int) -> str:
+    """A Verilog value of vals packed `bits` bits each, entry i at [i * bits +: bits]: one literal,
+    or, where that would be wider than Verilator takes, a concatenation of literals each of
+    whole entries (the last holds entries 0, 1, ...)."""
+    per = max(1, LITERAL_BITS // bits)
+    parts = []
+    for at in range(0, len(vals), per):
+        chunk = vals[at:at + per]
+        parts.append(f"{len(chunk) * bits}'h{sum(int(v) << (i * bits) for i, v in enumerate(chunk)):x}")
+    return parts[0] if len(parts) == 1 else "{" + ", ".join(reversed(parts)) + "}"
+
+
 def route_params(reads: List[List[int]], writes: List[List[int]], nb: int) -> Dict[str, object]:
     """hlsgen_bank_mem's route parameters from each read port's and write port's banks (out of
     nb): per direction, the pairs (PR, PW), the lists by bank (RBP: where each bank's ports start
-    in RBL, and RBL) and by port (RPP, RPL), as Verilog literals of LB-bit entries, LB as few bits
-    as the largest entry needs (a Verilator literal is at most 65,536 bits)."""
+    in RBL, and RBL) and by port (RPP, RPL), as Verilog values of LB-bit entries, LB as few bits
+    as the largest entry needs (packed_literal: a Verilator literal is at most 65,536 bits)."""
     lists: Dict[str, List[int]] = {}
     out: Dict[str, object] = {}
     for key, ports in (("R", reads), ("W", writes)):
@@ -118,6 +171,5 @@ def route_params(reads: List[List[int]], writes: List[List[int]], nb: int) -> Di
     lb = max(1, max(v for vals in lists.values() for v in vals).bit_length())
     out["LB"] = lb
     for name, vals in lists.items():
-        vals = vals or [0]
-        out[name] = f"{len(vals) * lb}'h{sum(int(v) << (i * lb) for i, v in enumerate(vals)):x}"
+        out[name] = packed_literal(vals or [0], lb)
     return out

@@ -1,9 +1,9 @@
 """The activation memory's banks, planned at build time from the configuration words
 (docs/rtl.md, "Banks planned from the words").
 
-The RTL's activation memory is one array (hlsgen_top_mem.sv); hlsgen_top_mem_banks.sv builds it
-in these banks (one hlsgen_bank_mem per region and copy), which `make sim SIM_ARGS=--mem-banks`
-simulates. Each region of it (each stored tensor, each staging
+The RTL's activation memory (hlsgen_top_mem.sv) is built in these banks, one hlsgen_bank_mem per
+region and copy (hlsgen_top_mem_flat.sv is the same memory as one array, `make sim
+SIM_ARGS=--flat-mem`). Each region of it (each stored tensor, each staging
 region of an m_axi read, and the elementwise constants) is a memory of its own, split by
 coordinates: of the region's last three dimensions (C, H, W of an NCHW tensor; 1, N, F of an
 N x F one; 1, 1, words for the constants) element (c, h, w) lies in bank
@@ -33,8 +33,8 @@ Each region also gets its routes: per client port, the banks its accesses reach,
 every word enumerated (a word beyond ROUTE_ENUM accesses gives its ports every bank). The memory
 wires a port only to those banks, so its crossbar is the routes, not every port to every bank.
 
-The figures are planned (from the words, not simulated and not synthesized): `make sim
-SIM_ARGS=--mem-banks` fails if a bank misses an access, and `make sim SIM_ARGS=--banks` checks the
+The figures are planned (from the words, not simulated and not synthesized): `make sim` fails
+if a bank misses an access, and `make sim SIM_ARGS=--banks` checks the
 plan and the routes against the simulated access trace (sim/hlsgen_sim/banks.py).
 """
 from __future__ import annotations

@@ -156,19 +156,20 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
     files["rtl/hlsgen_act_mem.sv"] = (RTL_DIR / "hlsgen_act_mem.sv").read_bytes()
     files["rtl/hlsgen_bank_mem.sv"] = (RTL_DIR / "hlsgen_bank_mem.sv").read_bytes()
     env = _env_rtl()
-    files["rtl/hlsgen_top_mem.sv"] = env.get_template("top_mem.sv.j2").render(**ctx).encode()
-    # the same memory in its planned banks, which `make sim SIM_ARGS=--mem-banks` compiles instead
-    files["rtl/hlsgen_top_mem_banks.sv"] = env.get_template("top_mem_banks.sv.j2").render(**ctx).encode()
+    # the activation memory in its planned banks (the design's), and the same memory as one array
+    # (`make sim SIM_ARGS=--flat-mem`, and the black box `make synth-yosys SCOPE=top` keeps)
+    files["rtl/hlsgen_top_mem.sv"] = env.get_template("top_mem_banks.sv.j2").render(**ctx).encode()
+    files["rtl/hlsgen_top_mem_flat.sv"] = env.get_template("top_mem.sv.j2").render(**ctx).encode()
     files["rtl/hlsgen_top.sv"] = env.get_template("top.sv.j2").render(**ctx).encode()
     for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py", "ddr.py", "yosys.py", "yosys_deep.py",
                  "synth_design.py", "banks.py"):
         files[f"sim/hlsgen_sim/{name}"] = (sim_lib / name).read_bytes()
     design = {"inputs": [dict(p, file=f"{p['name']}.bin") for p in core["inputs"]],
               "outputs": [dict(p, file=f"{p['name']}.bin") for p in core["outputs"]],
-              "sources": ["hlsgen_rq_tail.sv", "hlsgen_word_pkg.sv", "hlsgen_core_dp.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv",
-                          "hlsgen_m_axi.sv", "hlsgen_act_mem.sv", "hlsgen_top_mem.sv", "hlsgen_top.sv"],
-              # --mem-banks: these instead of hlsgen_top_mem.sv
-              "bank_sources": ["hlsgen_bank_mem.sv", "hlsgen_top_mem_banks.sv"], "predicted_cycles": int(sched.total_cycles),
+              "sources": _RTL_HEAD + ["hlsgen_bank_mem.sv", "hlsgen_top_mem.sv", "hlsgen_top.sv"],
+              # --flat-mem, and synth-yosys SCOPE=top: the activation memory as one array
+              "flat_sources": _RTL_HEAD + ["hlsgen_top_mem_flat.sv", "hlsgen_top.sv"],
+              "predicted_cycles": int(sched.total_cycles),
               # off-chip memory: the pointer arguments (s_axi_control 0x10 + 12 k), the m_axi bundles
               # and the memory the testbench puts behind them (the cost model's latency and bandwidth)
               "pointers": core["pointers"], "memory": core["memory"],
@@ -191,7 +192,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
                                      "regions": [{k: r[k] for k in ("tensor", "base", "size", "shape")}
                                                  for r in core["layout"] if r["kind"] != "alias"],
                                      # its banks and routes, planned from the words (rtl/banking.py),
-                                     # which hlsgen_top_mem_banks.sv builds
+                                     # which hlsgen_top_mem.sv builds
                                      "banking": core["banking"]}),
               # per task: the core's own count against the schedule's modeled cycles (compute,
               # before any overlap with transfers or other tasks)
@@ -302,19 +303,23 @@ def report_md(graph: Graph, sched: Schedule, device, k: Dict, banks: Dict) -> st
     return "\n".join(lines)
 
 
+# the RTL's sources before its activation memory, in the order Verilator reads them
+_RTL_HEAD = ["hlsgen_rq_tail.sv", "hlsgen_word_pkg.sv", "hlsgen_core_dp.sv", "hlsgen_core.sv", "hlsgen_axilite_ctrl.sv",
+             "hlsgen_m_axi.sv", "hlsgen_act_mem.sv"]
+
+
 def _banks_md(b: Dict) -> List[str]:
     """report.md's section on the RTL's activation memory: the banks the build plans for it."""
     from ..rtl.banking import unserved
     st, wh = b["storage"], b["whole_storage"]
     res = lambda r: f"{r['bram18']} BRAM18, {r['uram']} URAM, {r['lut']:,} LUT"     # noqa: E731
     lines = ["", "## Activation memory of the RTL (banks PLANNED from the configuration words; storage MODELED)", "",
-             "`rtl/hlsgen_top_mem.sv` is one array with a port per lane (simulation-first RTL, docs/rtl.md). "
-             "`rtl/hlsgen_top_mem_banks.sv` is the same memory built in the banks the build plans: per region an "
+             "`rtl/hlsgen_top_mem.sv` builds the memory in the banks the build plans: per region an "
              "`hlsgen_bank_mem`, element (c, h, w) in bank (c mod Bc, h mod Bh, w mod Bw), so that no client puts "
              "more words into a bank in one cycle than its two ports serve; a region with more clients at once than "
              "a dual-port bank has is copied. Each port of the memory is wired only to the banks its words reach "
-             "(its routes). `make sim SIM_ARGS=--mem-banks` simulates the design with it and fails if a bank misses "
-             "an access; `make sim SIM_ARGS=--banks` checks the plan and the routes against the simulated trace of "
+             "(its routes). `make sim` fails if a bank misses an access (`rtl/hlsgen_top_mem_flat.sv` is the same "
+             "memory as one array with a port per lane, `make sim SIM_ARGS=--flat-mem`); `make sim SIM_ARGS=--banks` checks the plan and the routes against the simulated trace of "
              "every access.", "",
              f"- routes: {b['paths']:,} port-to-bank paths, where a full crossbar of the same ports would have "
              f"{b['full_paths']:,}" + ("" if all(r["routes_exact"] for r in b["regions"]) else
