@@ -32,7 +32,8 @@ that the figures do not depend on earlier runs).
 
 --routes only builds each design (no simulation) and prints its activation memory's routes: the
 port-bank paths the memory is wired with (banking.py's routes, hlsgen_top_mem.sv) beside the same
-ports wired to every bank of their regions.
+ports wired to every bank of their regions, and which of its memories split a port's address into
+coordinates with constant divides (the rest split it by its bits alone).
 """
 import argparse
 import json
@@ -71,8 +72,9 @@ def main():
     rows = []
     if a.routes:
         print("| net | target | mode | planned banks (copies included) | port-bank paths (routes) | "
-              "the same ports to every bank | every access enumerated |")
-        print("|---|---|---|---:|---:|---:|---|")
+              "the same ports to every bank | every access enumerated | memories | address split by divides |")
+        print("|---|---|---|---:|---:|---:|---|---:|---|")
+        split = {"memories": 0, "divide": 0}
     else:
         print("| net | target | mode | simulated cycles | modeled cycles | model error | bit-exact | "
               f"{'' if a.flat_mem else 'memory in banks: every access served | '}make sim CPU s |")
@@ -90,9 +92,15 @@ def main():
                         print(f"| {net} | {target} | {mode} | (refused: does not fit) | | | |", flush=True)
                         continue
                     if a.routes:
-                        pl = json.loads((out / "sim" / "design.json").read_text())["synth"]["act_mem"]["banking"]
+                        am = json.loads((out / "sim" / "design.json").read_text())["synth"]["act_mem"]
+                        pl = am["banking"]
+                        div = [f"{m['name']} ({' x '.join(map(str, m['dims']))}: {m['dividers']})"
+                               for m in am["memories"] if m["dividers"]]
+                        split["memories"] += len(am["memories"])
+                        split["divide"] += len(div)
                         print(f"| {net} | {target} | {mode} | {pl['banks']:,} | {pl['paths']:,} | {pl['full_paths']:,} | "
-                              f"{'yes' if all(o['routes_exact'] for o in pl['regions']) else 'NO'} |", flush=True)
+                              f"{'yes' if all(o['routes_exact'] for o in pl['regions']) else 'NO'} | "
+                              f"{len(am['memories'])} | {'; '.join(div) or 'none'} |", flush=True)
                         continue
                     sim_args = ["--banks"] * a.weigh_banks + ["--flat-mem"] * a.flat_mem
                     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -118,6 +126,8 @@ def main():
                           f"{served}{cpu:.0f} |", flush=True)
                     rows.append(dict(res, net=net, target=target, mode=mode, sim_cpu_s=round(cpu, 1)))
     if a.routes:
+        print(f"\n{split['memories']} memories; {split['memories'] - split['divide']} split a port's address by its "
+              f"bits alone, {split['divide']} with constant divides")
         return
     errs = [abs(r["cycle_error"]) for r in rows]
     if errs:

@@ -212,7 +212,11 @@ def test_the_memory_is_built_in_its_planned_banks(exported, tmp_path):
     assert r.returncode == 0 and res["passed"], r.stdout[-2000:]
     assert res["act_mem_banks"]["conflict"] is False and res["act_mem_banks"]["differs"] is False
     assert res["memory_errors"] == [] and "every access served, every read as the one array" in r.stdout
-    plan = json.loads((out / "sim" / "design.json").read_text())["synth"]["act_mem"]["banking"]
+    am = json.loads((out / "sim" / "design.json").read_text())["synth"]["act_mem"]
+    plan = am["banking"]
+    # make demo's tensors are powers of two in every size: every memory splits an address by its bits
+    assert len(am["memories"]) == sum(max(1, reg["copies"]) for reg in plan["regions"])
+    assert all(m["dividers"] == "" for m in am["memories"]), am["memories"]
     r, flat = sim(out, "--flat-mem")
     assert r.returncode == 0 and flat["passed"] and flat["cycles"] == res["cycles"], r.stdout[-2000:]
     assert "act_mem_banks" not in flat and "planned banks" not in r.stdout

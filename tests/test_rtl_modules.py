@@ -265,11 +265,11 @@ def test_bank_mem(tmp_path, case):
     "routed": read ports reach only some banks (their routes): reads keep to them, and a read off its
     port's routes raises `conflict`; its region (N = 2 leading indices) starts from an image file
     (FILE), every word of which is read back first."""
-    from hlsgen.backends.rtl.act_mem import route_params
+    from hlsgen.backends.rtl.act_mem import coordinate_bits, route_params
     params = dict(BANK_CASES[case])
     # coordinates in as few bits as the design gives them (act_mem.py's bank_memory: the widest
     # dimension's), so that a partial address held in CB bits would lose its high bits here
-    params["CB"] = max(1, *((params.get(d, 1) - 1).bit_length() for d in ("N", "C", "H", "W")))
+    params["CB"] = coordinate_bits(params.get(d, 1) for d in ("N", "C", "H", "W"))
     image = None
     routes = _bank_routes(case)
     nb = 1 << (params["LBC"] + params["LBH"] + params["LBW"])

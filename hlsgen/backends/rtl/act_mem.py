@@ -2,7 +2,8 @@
 each client of the top (hlsgen_top.sv) takes."""
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+import math
+from typing import Dict, Iterable, List, Tuple
 
 from ..vitis.cpp import label
 
@@ -64,7 +65,7 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
         if n * c * h * w != int(reg["size"]):
             raise ValueError(f"region {reg['region']}: {reg['size']} words are not whole {c} x {h} x {w} blocks")
         nb = int(reg["banks"])
-        cb = max(cb, *(max(1, (d - 1).bit_length()) for d in (n, c, h, w)))
+        cb = max(cb, coordinate_bits((n, c, h, w)))
         words = image[int(reg["base"]):int(reg["base"]) + int(reg["size"])]
         file = ""
         if any(words):
@@ -83,6 +84,7 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
                          "region": label(reg["region"], 60),                # (an ONNX name, made safe for a comment)
                          "base": int(reg["base"]), "size": int(reg["size"]), "N": n, "C": c, "H": h, "W": w,
                          "split": coordinate_split("o", (n, c, h, w)),
+                         "hit": region_hit("a", int(reg["base"]), int(reg["size"])),
                          "LBC": int(reg["Bc"]).bit_length() - 1, "LBH": int(reg["Bh"]).bit_length() - 1,
                          "LBW": int(reg["Bw"]).bit_length() - 1, "banks": nb,
                          "reads": [g for g, _ in lanes["r"]], "writes": [g for g, _ in lanes["w"]],
@@ -93,38 +95,44 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
     return {"mems": mems, "images": images, "CB": cb}
 
 
+def coordinate_bits(dims: Iterable[int]) -> int:
+    """The bits every coordinate of a region of these dimensions is carried in (hlsgen_bank_mem's
+    CB): the widest dimension's, at least 1."""
+    return max(1, *((int(d) - 1).bit_length() for d in dims))
+
+
+def region_hit(var: str, base: int, size: int) -> str:
+    """A SystemVerilog test that address `var` (AB bits) is in the region of `size` words from
+    `base` (no lower bound for a region at 0)."""
+    return (f"{var} >= {base} && " if base else "") + f"32'({var}) < {base + size}"
+
+
 def coordinate_split(var: str, dims: Tuple[int, int, int, int]) -> Dict[str, str]:
     """SystemVerilog expressions of the coordinates (n, c, h, w) of the word at unsigned offset
     `var` (AB bits) of a row-major N x C x H x W region, for an offset inside it (the memory checks that):
     a power-of-two size is a shift and a mask (wiring), any other a constant divide or modulo;
     a dimension with no larger one outside it needs no modulo, and one of size 1 is 0. Which
     splits divide is in `dividers`."""
-    names = ("n", "c", "h", "w")
+    dims = tuple(int(d) for d in dims)
     out: Dict[str, str] = {}
-    divides = []
-    for d, name in enumerate(names):
-        size, stride = int(dims[d]), 1
-        for k in dims[d + 1:]:
-            stride *= int(k)
-        if size == 1:
+    divides: List[str] = []
+
+    def step(x: str, k: int, wire: str, op: str) -> str:
+        # by k: a shift (or mask) where k is a power of two, else a constant divide (or modulo)
+        if k & (k - 1) == 0:
+            return f"({x} >> {k.bit_length() - 1})" if wire == ">>" else f"({x} & AB'({k - 1}))"
+        divides.append(f"{op} {k}")
+        return f"({x} {op} AB'({k}))"
+
+    for d, name in enumerate(("n", "c", "h", "w")):
+        if dims[d] == 1:
             out[name] = "0"
             continue
-        x = var
+        x, stride = var, math.prod(dims[d + 1:])
         if stride > 1:
-            if stride & (stride - 1) == 0:
-                x = f"({x} >> {stride.bit_length() - 1})"
-            else:
-                x = f"({x} / AB'({stride}))"
-                divides.append(f"/ {stride}")
-        outer = 1
-        for k in dims[:d]:
-            outer *= int(k)
-        if outer > 1:
-            if size & (size - 1) == 0:
-                x = f"({x} & AB'({size - 1}))"
-            else:
-                x = f"({x} % AB'({size}))"
-                divides.append(f"% {size}")
+            x = step(x, stride, ">>", "/")
+        if math.prod(dims[:d]) > 1:
+            x = step(x, dims[d], "&", "%")
         out[name] = x
     out["dividers"] = ", ".join(divides)
     return out

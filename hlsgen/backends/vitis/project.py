@@ -193,7 +193,11 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
                                                  for r in core["layout"] if r["kind"] != "alias"],
                                      # its banks and routes, planned from the words (rtl/banking.py),
                                      # which hlsgen_top_mem.sv builds
-                                     "banking": core["banking"]}),
+                                     "banking": core["banking"],
+                                     # the memories hlsgen_top_mem.sv builds (a region, or a copy of
+                                     # one) and how a port's offset splits into their coordinates
+                                     "memories": [{"name": m["name"], "dims": [m[d] for d in "NCHW"],
+                                                   "dividers": m["split"]["dividers"]} for m in banked["mems"]]}),
               # per task: the core's own count against the schedule's modeled cycles (compute,
               # before any overlap with transfers or other tasks)
               "tasks": [{"task": p.name, "op": p.op, "folding": p.folding.as_list(), "modeled": int(p.cycles),
