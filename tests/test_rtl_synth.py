@@ -266,7 +266,7 @@ def test_synth_yosys_whole_design_keeps_the_memory_as_a_black_box(exported, tmp_
     assert top["LUT"] > 0 and top["FF"] > 0
     am = doc["act_mem"]
     sb = c["core_params"]["SB"]
-    assert doc["memories_bits"]["activations"] == am["words"] * sb > 0 and set(am) == {"words", "read_ports", "banking",
+    assert doc["memories_bits"]["activations"] == am["words"] * sb > 0 and set(am) == {"words", "read_ports", "banking", "memories",
                                                                                     "write_ports", "clients", "regions"}
     for kind, total in (("r", am["read_ports"]), ("w", am["write_ports"])):
         assert sum(x["n"] for x in am["clients"] if x["port"] == kind) == total > 0

@@ -2,6 +2,8 @@
 cocotb_tools.runner, with the PATH set up the way the wheel needs it."""
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import sys
@@ -23,6 +25,30 @@ BUILD_MAKEFLAGS = "OPT_FAST=-Og OPT_SLOW=-O0 OPT_GLOBAL=-O0 CFG_CXXFLAGS_PCH_I=-
 # generated just before they are used. HLSGEN_CCACHE=0 turns it off; CCACHE_DIR says where the
 # cache is (ccache's default, ~/.cache/ccache, otherwise; `make test` keeps its own in build/).
 CCACHE_SLOPPINESS = "pch_defines,time_macros,include_file_mtime,include_file_ctime"
+# a Verilator build is kept beside its model (BUILD_KEY in the build folder): a run whose sources,
+# parameters, arguments and tools are the build's simulates that model again instead of building
+# it anew (cocotb's runner always rebuilds for Verilator). Memory images ($readmemh) and the
+# testbench's data are read when the simulation starts, so they need no new build.
+BUILD_KEY = "hlsgen_build.key"
+
+
+def build_key(sources: Sequence[Path], toplevel: str, parameters: Dict[str, object], args: Sequence[str],
+              simulator: str) -> str:
+    """What a build depends on, as a digest: every source's path and bytes, the top, its
+    parameters, the simulator's arguments and make flags, waves on or off, and the versions of
+    the simulator and cocotb."""
+    from importlib import metadata
+    versions = []
+    for dist in ("verilator", "cocotb"):
+        try:
+            versions.append(metadata.version(dist))
+        except metadata.PackageNotFoundError:
+            versions.append("")
+    h = hashlib.sha256(json.dumps([simulator, toplevel, sorted((k, str(v)) for k, v in parameters.items()), list(args),
+                                   BUILD_MAKEFLAGS, os.environ.get("WAVES", ""), versions]).encode())
+    for src in sources:
+        h.update(str(src).encode() + b"\0" + Path(src).read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def ccache(path: str) -> Optional[str]:
@@ -67,8 +93,17 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
     try:
         r = get_runner(simulator)
         args = ["-Wno-fatal", "--unroll-count", "4"] if simulator == "verilator" else ["-g2012"]
-        r.build(sources=[str(s) for s in sources], hdl_toplevel=toplevel, parameters=parameters or {},
-                build_dir=str(build_dir), build_args=args, always=True)
+        key = build_key(sources, toplevel, parameters or {}, args, simulator)
+        stamp = Path(build_dir) / BUILD_KEY
+        if (simulator == "verilator" and (Path(build_dir) / toplevel).is_file() and stamp.is_file()
+                and stamp.read_text() == key):
+            print(f"sim: the RTL, its parameters and the tools are those of the model built in {build_dir}: "
+                  "simulating it again without a new build", flush=True)
+        else:
+            stamp.unlink(missing_ok=True)
+            r.build(sources=[str(s) for s in sources], hdl_toplevel=toplevel, parameters=parameters or {},
+                    build_dir=str(build_dir), build_args=args, always=True)
+            stamp.write_text(key)
         # cocotb's runner hands the simulator this process's sys.path as PYTHONPATH
         for p in (str(test_dir), str(SIM_DIR)):
             if p not in sys.path:
@@ -76,7 +111,7 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
         pyp = os.pathsep.join(sys.path)
         xml = build_dir / "results.xml"
         try:
-            r.test(hdl_toplevel=toplevel, test_module=test_module, test_dir=str(test_dir), build_dir=str(build_dir),
+            r.test(hdl_toplevel=toplevel, hdl_toplevel_lang="verilog", test_module=test_module, test_dir=str(test_dir), build_dir=str(build_dir),
                    extra_env=dict(extra_env or {}, PYTHONPATH=pyp, PATH=env["PATH"]), results_xml=str(xml),
                    plusargs=list(plusargs))
         except SystemExit:
