@@ -71,16 +71,17 @@ def main():
 
     rows = []
     if a.routes:
-        print("| net | target | mode | planned banks (copies included) | port-bank paths (routes) | "
-              "the same ports to every bank | every access enumerated | memories | address split by divides |")
-        print("|---|---|---|---:|---:|---:|---|---:|---|")
-        cols = 9
+        head = ("| net | target | mode | stages | planned banks (copies included) | port-bank paths (routes) | "
+                "the same ports to every bank | every access enumerated | memories | address split by divides |")
+        rule = "|---|---|---|---|---:|---:|---:|---|---:|---|"
         split = {"memories": 0, "divide": 0}
     else:
-        print("| net | target | mode | simulated cycles | modeled cycles | model error | bit-exact | "
-              f"{'' if a.flat_mem else 'memory in banks: every access served | '}make sim CPU s |")
-        print(f"|---|---|---|---:|---:|---:|---|{'' if a.flat_mem else '---|'}---:|")
-        cols = 8 if a.flat_mem else 9
+        head = ("| net | target | mode | simulated cycles | modeled cycles | model error | bit-exact | "
+                f"{'' if a.flat_mem else 'memory in banks: every access served | '}make sim CPU s |")
+        rule = f"|---|---|---|---:|---:|---:|---|{'' if a.flat_mem else '---|'}---:|"
+    print(head)
+    print(rule)
+    cols = head.count("|") - 1
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
         for net in NETS:
@@ -100,7 +101,8 @@ def main():
                                for m in am["memories"] if m["dividers"]]
                         split["memories"] += len(am["memories"])
                         split["divide"] += len(div)
-                        print(f"| {net} | {target} | {mode} | {pl['banks']:,} | {pl['paths']:,} | {pl['full_paths']:,} | "
+                        stages = json.loads((out / "report.json").read_text())["segmentation"]
+                        print(f"| {net} | {target} | {mode} | {stages} | {pl['banks']:,} | {pl['paths']:,} | {pl['full_paths']:,} | "
                               f"{'yes' if all(o['routes_exact'] for o in pl['regions']) else 'NO'} | "
                               f"{len(am['memories'])} | {'; '.join(div) or 'none'} |", flush=True)
                         continue

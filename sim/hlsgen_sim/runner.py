@@ -93,17 +93,18 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
     try:
         r = get_runner(simulator)
         args = ["-Wno-fatal", "--unroll-count", "4"] if simulator == "verilator" else ["-g2012"]
-        key = build_key(sources, toplevel, parameters or {}, args, simulator)
+        # Verilator's model is kept (BUILD_KEY); other simulators build every time
+        key = build_key(sources, toplevel, parameters or {}, args, simulator) if simulator == "verilator" else None
         stamp = Path(build_dir) / BUILD_KEY
-        if (simulator == "verilator" and (Path(build_dir) / toplevel).is_file() and stamp.is_file()
-                and stamp.read_text() == key):
+        if key and (Path(build_dir) / toplevel).is_file() and stamp.is_file() and stamp.read_text() == key:
             print(f"sim: the RTL, its parameters and the tools are those of the model built in {build_dir}: "
                   "simulating it again without a new build", flush=True)
         else:
             stamp.unlink(missing_ok=True)
             r.build(sources=[str(s) for s in sources], hdl_toplevel=toplevel, parameters=parameters or {},
                     build_dir=str(build_dir), build_args=args, always=True)
-            stamp.write_text(key)
+            if key:
+                stamp.write_text(key)
         # cocotb's runner hands the simulator this process's sys.path as PYTHONPATH
         for p in (str(test_dir), str(SIM_DIR)):
             if p not in sys.path:
