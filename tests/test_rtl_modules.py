@@ -36,9 +36,11 @@ def test_lint_clean(src, tmp_path):
     if src.stem == "hlsgen_core":           # reads its word layout from the generated package
         (tmp_path / "hlsgen_word_pkg.sv").write_text(word_package())
         files.insert(0, str(tmp_path / "hlsgen_word_pkg.sv"))
-    r = subprocess.run(["verilator", "--lint-only", "-Wall", "--top-module", src.stem, *files], capture_output=True, text=True,
-                       env=dict(__import__("os").environ, PATH=env["PATH"]))
-    assert r.returncode == 0 and "%Warning" not in r.stderr, r.stderr[-3000:]
+    # hlsgen_bank_mem's banks as make sim simulates them too (HLSGEN_SIM_BANKS_LOOP)
+    for defines in ([], ["-DHLSGEN_SIM_BANKS_LOOP"]) if src.stem == "hlsgen_bank_mem" else ([],):
+        r = subprocess.run(["verilator", "--lint-only", "-Wall", *defines, "--top-module", src.stem, *files],
+                           capture_output=True, text=True, env=dict(__import__("os").environ, PATH=env["PATH"]))
+        assert r.returncode == 0 and "%Warning" not in r.stderr, (defines, r.stderr[-3000:])
 
 
 RATES = {"full": (0.0, 0.0), "random": (0.3, 0.4)}
@@ -184,7 +186,7 @@ def test_linear_on_real_layers(exported, tmp_path, net, layer, pe, simd, rate):
     result = tmp_path / "result.json"
     tests, failed = _sim().run([TAIL, RTL / "hlsgen_rq_rom.sv", RTL / "hlsgen_linear.sv"], "hlsgen_linear",
                                "cocotb_linear", TESTS, tmp_path / "b",
-                               parameters=params,
+                               parameters=params, defines={"HLSGEN_SIM_BANKS_LOOP": 1} if form == "loop" else {},
                                extra_env={"HLSGEN_CASE": json.dumps(case), "HLSGEN_RESULT": str(result)})
     assert tests == 1 and failed == 0
     if rate == "full":
@@ -257,14 +259,17 @@ def _bank_routes(case):
     return [sorted({(k + d) % nb for d in (0, 5, 9)} | {7}) for k in range(p["NR"])]
 
 
+@pytest.mark.parametrize("form", ["generate", "loop"])
 @pytest.mark.parametrize("case", sorted(BANK_CASES))
-def test_bank_mem(tmp_path, case):
+def test_bank_mem(tmp_path, case, form):
     """hlsgen_bank_mem, a region in banks by coordinates (the banks banking.py plans), against a
     word-per-coordinate model: every read right, lanes reading one word share a port, and a
     third distinct word in one bank in one cycle raises `conflict` (tests/rtl/cocotb_bank_mem.py).
     "routed": read ports reach only some banks (their routes): reads keep to them, and a read off its
     port's routes raises `conflict`; its region (N = 2 leading indices) starts from an image file
-    (FILE), every word of which is read back first."""
+    (FILE), every word of which is read back first.
+    form: the banks as a generate (a memory per bank, what synthesis builds) or as one loop over
+    an array of them (HLSGEN_SIM_BANKS_LOOP, what make sim simulates): both on the same cases."""
     from hlsgen.backends.rtl.act_mem import coordinate_bits, route_params
     params = dict(BANK_CASES[case])
     # coordinates in as few bits as the design gives them (act_mem.py's bank_memory: the widest
@@ -282,7 +287,7 @@ def test_bank_mem(tmp_path, case):
         (tmp_path / "image.mem").write_text("".join(f"{v:x}\n" for v in image))
         params["FILE"] = f'"{tmp_path / "image.mem"}"'
     tests, failed = _sim().run([RTL / "hlsgen_bank_mem.sv"], "hlsgen_bank_mem", "cocotb_bank_mem", TESTS, tmp_path / "b",
-                               parameters=params,
+                               parameters=params, defines={"HLSGEN_SIM_BANKS_LOOP": 1} if form == "loop" else {},
                                extra_env={"HLSGEN_CASE": json.dumps({"seed": 7, "cycles": 400, "load": 0.7,
                                                                      "routes": routes,
                                                                      "image": image if routes else None})})

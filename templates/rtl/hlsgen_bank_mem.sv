@@ -186,6 +186,29 @@ module hlsgen_bank_mem #(
     end
     /* verilator lint_on UNUSEDSIGNAL */
 
+`ifdef HLSGEN_SIM_BANKS_LOOP
+    // the banks as one loop over an array of them: the same words, ports and cycles as the
+    // generate below, for simulation only (make sim's Verilator defines HLSGEN_SIM_BANKS_LOOP).
+    // A simulator's C++ holds a generate's code once per bank (1,280 banks in shuffle_block's
+    // U280 dataflow design) and a loop's once; synthesis needs a memory per bank, which the generate
+    // gives and this loop does not (Yosys did not finish make demo's region 0 in 15 minutes).
+    // tests/test_rtl_modules.py's test_bank_mem runs both on the same cases
+    logic [SB-1:0] m[NB][D];
+    initial begin                            // the region's image, each word in its bank
+        for (int b = 0; b < NB; b++) for (int i = 0; i < D; i++) m[b][i] = '0;
+        if (FILE != "")
+            for (int i = 0; i < N * C * H * W; i++)
+                m[bank_of(CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W))]
+                 [addr_of(CB'(i / (C * H * W)), CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W))] = image[i];
+    end
+    always_ff @(posedge clk)
+        for (int b = 0; b < NB; b++) begin
+            if (a_we[b]) m[b][a_addr[b]] <= a_wd[b];
+            if (b_we[b]) m[b][b_addr[b]] <= b_wd[b];
+            qa[b] <= m[b][a_addr[b]];
+            qb[b] <= m[b][b_addr[b]];
+        end
+`else
     for (genvar b = 0; b < NB; b++) begin : g_bank
         logic [DB-1:0] aad, bad;
         assign aad = a_addr[b];
@@ -208,6 +231,7 @@ module hlsgen_bank_mem #(
         assign qa[b] = qa_r;
         assign qb[b] = qb_r;
     end
+`endif
 
     logic [BI-1:0] rb_d[NR];
     logic [NR-1:0] on_b_d, re_d;
