@@ -186,7 +186,7 @@ def test_linear_on_real_layers(exported, tmp_path, net, layer, pe, simd, rate):
     result = tmp_path / "result.json"
     tests, failed = _sim().run([TAIL, RTL / "hlsgen_rq_rom.sv", RTL / "hlsgen_linear.sv"], "hlsgen_linear",
                                "cocotb_linear", TESTS, tmp_path / "b",
-                               parameters=params, defines={"HLSGEN_SIM_BANKS_LOOP": 1} if form == "loop" else {},
+                               parameters=params,
                                extra_env={"HLSGEN_CASE": json.dumps(case), "HLSGEN_RESULT": str(result)})
     assert tests == 1 and failed == 0
     if rate == "full":
