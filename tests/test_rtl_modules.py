@@ -36,8 +36,10 @@ def test_lint_clean(src, tmp_path):
     if src.stem == "hlsgen_core":           # reads its word layout from the generated package
         (tmp_path / "hlsgen_word_pkg.sv").write_text(word_package())
         files.insert(0, str(tmp_path / "hlsgen_word_pkg.sv"))
-    # hlsgen_bank_mem's banks as make sim simulates them too (HLSGEN_SIM_BANKS_LOOP)
-    for defines in ([], ["-DHLSGEN_SIM_BANKS_LOOP"]) if src.stem == "hlsgen_bank_mem" else ([],):
+    # hlsgen_bank_mem's banks as make sim simulates them too (run_design.SIM_DEFINES)
+    from hlsgen_sim.run_design import SIM_DEFINES
+    sim_defines = [f"-D{k}={v}" for k, v in SIM_DEFINES.items()]
+    for defines in ([], sim_defines) if src.stem == "hlsgen_bank_mem" else ([],):
         r = subprocess.run(["verilator", "--lint-only", "-Wall", *defines, "--top-module", src.stem, *files],
                            capture_output=True, text=True, env=dict(__import__("os").environ, PATH=env["PATH"]))
         assert r.returncode == 0 and "%Warning" not in r.stderr, (defines, r.stderr[-3000:])
@@ -286,8 +288,10 @@ def test_bank_mem(tmp_path, case, form):
         image = [(7 * i + 3) % (1 << params["SB"]) for i in range(words)]
         (tmp_path / "image.mem").write_text("".join(f"{v:x}\n" for v in image))
         params["FILE"] = f'"{tmp_path / "image.mem"}"'
-    tests, failed = _sim().run([RTL / "hlsgen_bank_mem.sv"], "hlsgen_bank_mem", "cocotb_bank_mem", TESTS, tmp_path / "b",
-                               parameters=params, defines={"HLSGEN_SIM_BANKS_LOOP": 1} if form == "loop" else {},
+    runner = _sim()
+    from hlsgen_sim.run_design import SIM_DEFINES
+    tests, failed = runner.run([RTL / "hlsgen_bank_mem.sv"], "hlsgen_bank_mem", "cocotb_bank_mem", TESTS, tmp_path / "b",
+                               parameters=params, defines=SIM_DEFINES if form == "loop" else {},
                                extra_env={"HLSGEN_CASE": json.dumps({"seed": 7, "cycles": 400, "load": 0.7,
                                                                      "routes": routes,
                                                                      "image": image if routes else None})})
@@ -303,21 +307,14 @@ def test_bank_mem_loop_and_generate_give_the_same_outputs(tmp_path):
     routes to some banks only), not a proof for every cycle and every size; a loop form that
     reads a word written in the same cycle (write-first) fails it."""
     _sim()
-    from hlsgen_sim.yosys import find_yosys
+    from hlsgen_sim.run_design import SIM_DEFINES
+    from hlsgen_sim.yosys import bounded_equivalent
     from hlsgen.backends.rtl.act_mem import coordinate_bits, route_params
     p = {"C": 2, "H": 2, "W": 3, "LBC": 1, "LBH": 0, "LBW": 1, "NR": 3, "NW": 2, "TWO_WRITES": 1, "SB": 3}
     p["CB"] = coordinate_bits(p[d] for d in ("C", "H", "W"))
     p.update(route_params([[0, 1], [1, 2, 3], [3]], [list(range(4))] * 2, 4))
-    (tmp_path / "hlsgen_bank_mem.sv").write_text((RTL / "hlsgen_bank_mem.sv").read_text())
-    read = "read_slang -j 1 {} hlsgen_bank_mem.sv --top hlsgen_bank_mem " + " ".join(f"-G {k}={v}" for k, v in p.items())
-    script = "; ".join([read.format("-D HLSGEN_SIM_BANKS_LOOP=1"), "rename hlsgen_bank_mem loop", "design -stash loop",
-                        read.format(""), "rename hlsgen_bank_mem generate", "design -copy-from loop -as loop loop",
-                        "proc", "memory -nomap", "memory_map", "opt_clean",
-                        "miter -equiv -flatten -make_outputs loop generate miter", "hierarchy -top miter", "flatten",
-                        "opt -fast", "sat -verify -seq 6 -set-init-zero -prove trigger 0 -timeout 500 miter"])
-    r = subprocess.run([find_yosys(), "-p", script], capture_output=True, text=True, timeout=900, cwd=tmp_path)
-    assert r.returncode == 0 and "SAT proof finished - no model found: SUCCESS!" in r.stdout, \
-        (r.stdout[-3000:], r.stderr[-2000:])
+    diff = bounded_equivalent(tmp_path, [RTL / "hlsgen_bank_mem.sv"], "hlsgen_bank_mem", p, SIM_DEFINES, {}, cycles=6)
+    assert diff == "", diff
 
 
 def test_bank_mem_synthesizes_to_the_planned_block_rams(tmp_path):

@@ -48,13 +48,16 @@ def icarus_refusal(sources) -> str:
 
 # what hlsgen_sim/design_test.py reads or drives in hlsgen's RTL: the top's ports and wires, each
 # core's state, pc, wstart and wnum (_busy_cores, _trace_words), and the memory's conflict,
-# differs and bank_worst (_banks_served, _bank_probe; public in their sources too). Verilator
-# keeps only these visible (runner.run's public), and simulates the banks as one loop
-# (hlsgen_bank_mem.sv's HLSGEN_SIM_BANKS_LOOP): together a third less CPU for make sim on
-# shuffle_block's U280 dataflow design (docs/rtl.md)
+# differs and bank_worst (_banks_served, _bank_probe). The one list of them: Verilator keeps
+# only these visible (runner.run's public; a probe of a signal missing here reads nothing), and
+# simulates the banks as one loop (SIM_DEFINES): together a third less CPU for make sim on
+# shuffle_block's U280 dataflow design (docs/rtl.md, stop 37)
 DESIGN_PUBLIC = (("hlsgen_top", "*"), ("hlsgen_core", "state"), ("hlsgen_core", "pc"), ("hlsgen_core", "wstart"),
                  ("hlsgen_core", "wnum"), ("hlsgen_top_mem", "conflict"), ("hlsgen_top_mem", "differs"),
                  ("hlsgen_act_mem", "bank_worst"))
+# hlsgen_bank_mem.sv's banks as one loop over an array of them (simulation only; synthesis
+# reads its generate, a memory per bank). tests/test_rtl_modules.py runs and lints both forms
+SIM_DEFINES = {"HLSGEN_SIM_BANKS_LOOP": 1}
 
 
 def main(argv=None) -> int:
@@ -119,7 +122,7 @@ def main(argv=None) -> int:
                               "HLSGEN_BACKPRESSURE": str(a.backpressure), "HLSGEN_SEED": str(a.seed),
                               "HLSGEN_TRACE": "1" if a.trace else "0"},
                    simulator=a.simulator, plusargs=[f"+mem_trace={trace}"] if a.banks else (),
-                   **({"defines": {"HLSGEN_SIM_BANKS_LOOP": 1}, "public": DESIGN_PUBLIC} if a.rtl == "hlsgen" else {}))
+                   **({"defines": SIM_DEFINES, "public": DESIGN_PUBLIC} if a.rtl == "hlsgen" else {}))
     except RuntimeError as exc:
         if not raw.exists():
             print(f"make sim: {exc}", file=sys.stderr)

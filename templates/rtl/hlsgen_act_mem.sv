@@ -53,7 +53,7 @@ module hlsgen_act_mem #(
     end
 `ifdef VERILATOR
     localparam int NPB = 10;                 // 1 .. 512 banks
-    logic [16*NPB-1:0] bank_worst /* verilator public_flat_rd */;
+    logic [16*NPB-1:0] bank_worst;
     initial bank_worst = '0;
     always_ff @(posedge clk) begin
         automatic int cnt[1 << (NPB - 1)];

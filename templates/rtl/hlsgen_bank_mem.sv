@@ -189,8 +189,8 @@ module hlsgen_bank_mem #(
 `ifdef HLSGEN_SIM_BANKS_LOOP
     // the banks as one loop over an array of them: the same words, ports and cycles as the
     // generate below, for simulation only (make sim's Verilator defines HLSGEN_SIM_BANKS_LOOP).
-    // A simulator's C++ holds a generate's code once per bank (1,280 banks in shuffle_block's
-    // U280 dataflow design) and a loop's once; synthesis needs a memory per bank, which the generate
+    // A simulator's C++ holds a generate's code once per bank (shuffle_block's U280 dataflow
+    // design plans 1,472 banks: design.json's synth.act_mem.banking) and a loop's once; synthesis needs a memory per bank, which the generate
     // gives and this loop does not (Yosys did not finish make demo's region 0 in 15 minutes).
     // tests/test_rtl_modules.py's test_bank_mem runs both on the same cases
     logic [SB-1:0] m[NB][D];
