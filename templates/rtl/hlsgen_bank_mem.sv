@@ -85,10 +85,15 @@ module hlsgen_bank_mem #(
     localparam int D = N * CQ * WQ * HQ;     // words a bank
     localparam int DB = D > 1 ? $clog2(D) : 1;
 
-    // x times the constant k in DB bits (the in-bank address's; x is below D, so it fits them)
+    // x times the constant k in DB bits (the in-bank address's; x is below D, so it fits them):
+    // for synthesis a sum of shifts, in simulation one multiply (the same value modulo 2^DB)
     function automatic logic [DB-1:0] mulc(input logic [DB-1:0] x, input logic [31:0] k);
+`ifdef HLSGEN_SIM_BANKS_LOOP
+        mulc = DB'(32'(x) * k);
+`else
         mulc = '0;
         for (int i = 0; i < 31; i++) if (k[i]) mulc = mulc + DB'({32'(x)} << i);
+`endif
     endfunction
 
     function automatic logic [BI-1:0] bank_of(input logic [CB-1:0] c, input logic [CB-1:0] h, input logic [CB-1:0] w);
@@ -107,10 +112,56 @@ module hlsgen_bank_mem #(
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
 
-    // every port's bank and in-bank address
+    logic [SB-1:0] image[N * C * H * W];
+    initial if (FILE != "") $readmemh(FILE, image);
+    logic [SB-1:0] qa[NB], qb[NB];          // each bank's two ports' words, one cycle after their reads
+    logic [BI-1:0] rb_d[NR];
+    logic [NR-1:0] on_b_d, re_d;
+
+    // Routing: every port's bank and in-bank address, each bank's two ports this cycle, and each
+    // read port's (bank, port) one cycle later. One loop walks every bank's routed ports (RBP,
+    // RBL), another every port's routed banks (RPP, RPL), so that a simulation visits only the
+    // routed pairs and its code does not grow with the banks; synthesis unrolls both into the
+    // same logic. One text, two forms: for synthesis combinational logic (always_comb) feeding a
+    // generate of banks (a memory each); for simulation (HLSGEN_SIM_BANKS_LOOP, defined by make
+    // sim) the same statements once per clock edge on the inputs the edge samples, feeding one
+    // array of banks in the same block. The simulation form is the faster: a combinational
+    // block whose inputs come combinationally from the design's inputs is evaluated at every
+    // one of the simulator's evaluations (two or more a cycle), a clocked one once a cycle (docs/rtl.md: 78.8 to about 45 s of demo_cnn's banked simulation). The generate
+    // holds a memory per bank, which synthesis needs and a simulator's C++ holds once per bank
+    // (shuffle_block's U280 dataflow design plans 1,472: design.json's synth.act_mem.banking);
+    // Yosys did not finish make demo's region 0 as one array in 15 minutes.
+    // tests/test_rtl_modules.py runs both forms on the same cases and checks them equal (bounded).
+`ifdef HLSGEN_SIM_BANKS_LOOP
+    logic [SB-1:0] m[NB][D];
+    initial begin                            // the region's image, each word in its bank
+        for (int b = 0; b < NB; b++) for (int i = 0; i < D; i++) m[b][i] = '0;
+        if (FILE != "")
+            for (int i = 0; i < N * C * H * W; i++)
+                m[bank_of(CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W))]
+                 [addr_of(CB'(i / (C * H * W)), CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W))] = image[i];
+    end
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: a port index is an int; few ports use its high bits
+    always_ff @(posedge clk) begin : route
+        automatic logic [BI-1:0] rb[NR], wb[NW];
+        automatic logic [DB-1:0] ra[NR], wa[NW], a_addr[NB], b_addr[NB];
+        automatic logic [SB-1:0] a_wd[NB], b_wd[NB];
+        automatic logic          a_we[NB], b_we[NB];
+        automatic logic [NB-1:0] over;
+        automatic logic [NR-1:0] r_on_b;
+        automatic logic          off;
+`else
     logic [BI-1:0] rb[NR], wb[NW];
     logic [DB-1:0] ra[NR], wa[NW];
+    logic [DB-1:0] a_addr[NB], b_addr[NB];
+    logic [SB-1:0] a_wd[NB], b_wd[NB];
+    logic          a_we[NB], b_we[NB];
+    logic [NB-1:0] over;
+    logic [NR-1:0] r_on_b;                  // this cycle: read k is served by its bank's port B
+    logic          off;                     // this cycle: an access on a bank its port is not routed to
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: a port index is an int; few ports use its high bits
     always_comb begin
+`endif
         for (int k = 0; k < NR; k++) begin
             rb[k] = bank_of(rc[k * CB +: CB], rh[k * CB +: CB], rw[k * CB +: CB]);
             ra[k] = addr_of(rn[k * CB +: CB], rc[k * CB +: CB], rh[k * CB +: CB], rw[k * CB +: CB]);
@@ -119,23 +170,6 @@ module hlsgen_bank_mem #(
             wb[k] = bank_of(wc[k * CB +: CB], wh[k * CB +: CB], ww[k * CB +: CB]);
             wa[k] = addr_of(wn[k * CB +: CB], wc[k * CB +: CB], wh[k * CB +: CB], ww[k * CB +: CB]);
         end
-    end
-
-    logic [SB-1:0] image[N * C * H * W];
-    initial if (FILE != "") $readmemh(FILE, image);
-
-    // each bank's two ports this cycle, and each read port's (bank, port) one cycle later. One
-    // loop walks every bank's routed ports (RBP, RBL), another every port's routed banks (RPP,
-    // RPL), so that a simulation visits only the routed pairs and its code does not grow with
-    // the banks; synthesis unrolls both into the same logic
-    logic [DB-1:0]    a_addr[NB], b_addr[NB];
-    logic [SB-1:0]    qa[NB], qb[NB], a_wd[NB], b_wd[NB];
-    logic             a_we[NB], b_we[NB];
-    logic [NB-1:0]    over;
-    logic [NR-1:0]    r_on_b;               // this cycle: read k is served by its bank's port B
-    logic             off;                  // this cycle: an access on a bank its port is not routed to
-    /* verilator lint_off UNUSEDSIGNAL */    // waiver: a port index is an int; few ports use its high bits
-    always_comb begin
         over = '0;
         for (int b = 0; b < NB; b++) begin
             automatic logic av = 1'b0, bv = 1'b0;
@@ -183,32 +217,23 @@ module hlsgen_bank_mem #(
                 if (wb[k] == BI'(WPL[i * LB +: LB])) hit = 1'b1;
             if (we[k] && !hit) off = 1'b1;
         end
-    end
-    /* verilator lint_on UNUSEDSIGNAL */
-
 `ifdef HLSGEN_SIM_BANKS_LOOP
-    // the banks as one loop over an array of them: the same words, ports and cycles as the
-    // generate below, for simulation only (make sim's Verilator defines HLSGEN_SIM_BANKS_LOOP).
-    // A simulator's C++ holds a generate's code once per bank (shuffle_block's U280 dataflow
-    // design plans 1,472 banks: design.json's synth.act_mem.banking) and a loop's once; synthesis needs a memory per bank, which the generate
-    // gives and this loop does not (Yosys did not finish make demo's region 0 in 15 minutes).
-    // tests/test_rtl_modules.py's test_bank_mem runs both on the same cases
-    logic [SB-1:0] m[NB][D];
-    initial begin                            // the region's image, each word in its bank
-        for (int b = 0; b < NB; b++) for (int i = 0; i < D; i++) m[b][i] = '0;
-        if (FILE != "")
-            for (int i = 0; i < N * C * H * W; i++)
-                m[bank_of(CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W))]
-                 [addr_of(CB'(i / (C * H * W)), CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W))] = image[i];
-    end
-    always_ff @(posedge clk)
-        for (int b = 0; b < NB; b++) begin
+        for (int b = 0; b < NB; b++) begin   // the banks: writes, and reads of the old words
             if (a_we[b]) m[b][a_addr[b]] <= a_wd[b];
             if (b_we[b]) m[b][b_addr[b]] <= b_wd[b];
             qa[b] <= m[b][a_addr[b]];
             qb[b] <= m[b][b_addr[b]];
         end
+        re_d <= re;
+        on_b_d <= r_on_b;
+        for (int k = 0; k < NR; k++) rb_d[k] <= rb[k];
+        if (!rst_n) conflict <= 1'b0;
+        else if (|over || off) conflict <= 1'b1;
+    end
+    /* verilator lint_on UNUSEDSIGNAL */
 `else
+    end
+    /* verilator lint_on UNUSEDSIGNAL */
     for (genvar b = 0; b < NB; b++) begin : g_bank
         logic [DB-1:0] aad, bad;
         assign aad = a_addr[b];
@@ -231,10 +256,6 @@ module hlsgen_bank_mem #(
         assign qa[b] = qa_r;
         assign qb[b] = qb_r;
     end
-`endif
-
-    logic [BI-1:0] rb_d[NR];
-    logic [NR-1:0] on_b_d, re_d;
     always_ff @(posedge clk) begin
         re_d <= re;
         on_b_d <= r_on_b;
@@ -242,6 +263,7 @@ module hlsgen_bank_mem #(
         if (!rst_n) conflict <= 1'b0;
         else if (|over || off) conflict <= 1'b1;
     end
+`endif
     always_comb
         for (int k = 0; k < NR; k++) begin
             rdata[k * SB +: SB] = '0;
