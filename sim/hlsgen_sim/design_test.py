@@ -55,6 +55,8 @@ class _Beats:
 
     async def _run(self, clk, valid, ready):
         while self.n < self.expect:
+            if not int(valid.value):             # no beat offered: no callback a cycle until one is
+                await RisingEdge(valid)
             await RisingEdge(clk)
             if int(valid.value) and int(ready.value):
                 self.n += 1
