@@ -293,6 +293,31 @@ def _memory_reads(top: str, mem: str = "mem"):
     return reads
 
 
+def test_the_synthesized_bank_form_simulates_alike(exported, tmp_path):
+    """make sim simulates hlsgen_bank_mem in its loop form (the routing once a clock edge, the banks
+    one array); synthesis builds its generate form (combinational routing, a memory per bank).
+    `SIM_ARGS="--bank-form generate"` simulates a whole design with the generate form: the same
+    outputs, bit-exact, in the same cycles, every access served and every enabled read the word
+    the one array beside the banks holds. The two forms are so checked on a design's own regions,
+    banks and routes for its whole run (the module test's Yosys check is 6 cycles of one small
+    region); a form that differs on any enabled read fails here (`differs`)."""
+    out, b = build(exported, tmp_path, "residual", "sequential", "capped")
+    assert b.returncode == 0, b.stderr
+    runs = {}
+    for form in ("loop", "generate"):
+        r, res = sim(out, "--bank-form", form)
+        assert r.returncode == 0 and res["passed"] and res["mismatches"] == 0, (form, r.stdout[-2000:])
+        assert res["act_mem_form"] == f"planned banks ({form} form)", res
+        assert res["act_mem_banks"]["conflict"] is False and res["act_mem_banks"]["differs"] is False, (form, res)
+        runs[form] = res
+    assert runs["loop"]["cycles"] == runs["generate"]["cycles"] > 0, runs
+    assert runs["loop"]["elements"] == runs["generate"]["elements"] > 0
+    assert (out / "build" / "verilator-hlsgen-generate").is_dir() and (out / "build" / "verilator-hlsgen").is_dir()
+    r = subprocess.run(["make", "-C", str(out), "sim", "SIM_ARGS=--flat-mem --bank-form generate"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "--bank-form chooses" in r.stderr, r.stderr
+
+
 def _preprocessed(text: str, defines) -> str:
     """The lines of `text` a preprocessor keeps with `defines` defined (`ifdef, `ifndef, `else and
     `endif, nested; every other directive kept as it is)."""

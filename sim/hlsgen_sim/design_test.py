@@ -140,6 +140,15 @@ async def design_matches_golden(dut):
     gap = float(os.environ.get("HLSGEN_GAP", "0"))
     bp = float(os.environ.get("HLSGEN_BACKPRESSURE", "0"))
     seed = int(os.environ.get("HLSGEN_SEED", "1"))
+    for path in json.loads(os.environ.get("HLSGEN_PROBES", "[]")):
+        handle = dut
+        try:
+            for part in path.split("."):
+                handle = getattr(handle, part)
+            handle.value
+        except (AttributeError, ValueError):
+            raise AssertionError(f"the testbench cannot see {path} in the simulated RTL: "
+                                 "sim/hlsgen_sim/run_design.py's DESIGN_PUBLIC must make it public") from None
     cocotb.start_soon(Clock(dut.ap_clk, 10, unit="ns").start())
     dut.ap_rst_n.value = 0
     # the streams: cocotbext-axi's AXI-Stream source and sink, one frame per tensor (TLAST on

@@ -49,12 +49,26 @@ def icarus_refusal(sources) -> str:
 # what hlsgen_sim/design_test.py reads or drives in hlsgen's RTL: the top's ports and wires, each
 # core's state, pc, wstart and wnum (_busy_cores, _trace_words), and the memory's conflict,
 # differs and bank_worst (_banks_served, _bank_probe). The one list of them: Verilator keeps
-# only these visible (runner.run's public; a probe of a signal missing here reads nothing), and
+# only these visible (runner.run's public; design_probes below lists what the testbench checks it sees), and
 # simulates the banks as one loop (SIM_DEFINES): together a third less CPU for make sim on
 # shuffle_block's U280 dataflow design (docs/rtl.md, stop 37)
 DESIGN_PUBLIC = (("hlsgen_top", "*"), ("hlsgen_core", "state"), ("hlsgen_core", "pc"), ("hlsgen_core", "wstart"),
                  ("hlsgen_core", "wnum"), ("hlsgen_top_mem", "conflict"), ("hlsgen_top_mem", "differs"),
                  ("hlsgen_act_mem", "bank_worst"))
+
+
+def design_probes(design: dict, flat_mem: bool):
+    """The internal signals design_test.py reads on hlsgen's RTL, as dotted paths from the top:
+    each core's state and word (to name a stalled stage, and --trace), the memory's banking
+    measure and, in its banks, whether they served every access. The testbench fails naming any
+    it cannot see (a signal DESIGN_PUBLIC does not make public) rather than leave its check out."""
+    probes = [f"core{c['index']}.{s}" for c in design.get("cores", []) for s in ("state", "pc", "wstart", "wnum")]
+    probes.append("act_mem.m.bank_worst")
+    if not flat_mem:
+        probes += ["act_mem.conflict", "act_mem.differs"]
+    return probes
+
+
 # hlsgen_bank_mem.sv's banks as one loop over an array of them (simulation only; synthesis
 # reads its generate, a memory per bank). tests/test_rtl_modules.py runs and lints both forms
 SIM_DEFINES = {"HLSGEN_SIM_BANKS_LOOP": 1}
@@ -74,9 +88,17 @@ def main(argv=None) -> int:
     ap.add_argument("--flat-mem", action="store_true",
                     help="simulate the activation memory as one array with a port per lane (rtl/hlsgen_top_mem_flat.sv) "
                          "instead of in its planned banks (rtl/hlsgen_top_mem.sv); Verilator builds it faster")
+    ap.add_argument("--bank-form", default="loop", choices=["loop", "generate"],
+                    help="hlsgen_bank_mem as make sim simulates it by default (loop: its routing once a clock edge, "
+                         "the banks one array) or as synthesis builds it (generate: combinational routing, a "
+                         "memory per bank; slower to build and to run)")
     a = ap.parse_args(argv)
     if a.flat_mem and a.rtl != "hlsgen":
         print("make sim: --flat-mem chooses hlsgen's activation memory, which RTL=vitis does not have", file=sys.stderr)
+        return 2
+    if a.bank_form != "loop" and (a.rtl != "hlsgen" or a.flat_mem):
+        print("make sim: --bank-form chooses the form of hlsgen's banked activation memory, which RTL=vitis and "
+              "--flat-mem do not have", file=sys.stderr)
         return 2
     if a.banks and a.rtl != "hlsgen":
         print("make sim: --banks traces hlsgen's activation memory, which RTL=vitis does not have", file=sys.stderr)
@@ -117,12 +139,15 @@ def main(argv=None) -> int:
     trace.unlink(missing_ok=True)
     try:
         runner.run(sources, top, "hlsgen_sim.design_test", run_dir,
-                   out / "build" / f"{a.simulator}-{a.rtl}{'-flat' if a.flat_mem else ''}",
+                   out / "build" / f"{a.simulator}-{a.rtl}{'-flat' if a.flat_mem else ''}"
+                                   f"{'-generate' if a.bank_form == 'generate' else ''}",
                    extra_env={"HLSGEN_PROJECT": str(out), "HLSGEN_RESULT": str(raw), "HLSGEN_GAP": str(a.gap),
                               "HLSGEN_BACKPRESSURE": str(a.backpressure), "HLSGEN_SEED": str(a.seed),
-                              "HLSGEN_TRACE": "1" if a.trace else "0"},
+                              "HLSGEN_TRACE": "1" if a.trace else "0",
+                              "HLSGEN_PROBES": json.dumps(design_probes(design, a.flat_mem) if a.rtl == "hlsgen" else [])},
                    simulator=a.simulator, plusargs=[f"+mem_trace={trace}"] if a.banks else (),
-                   **({"defines": SIM_DEFINES, "public": DESIGN_PUBLIC} if a.rtl == "hlsgen" else {}))
+                   **({"defines": SIM_DEFINES if a.bank_form == "loop" else {}, "public": DESIGN_PUBLIC}
+                      if a.rtl == "hlsgen" else {}))
     except RuntimeError as exc:
         if not raw.exists():
             print(f"make sim: {exc}", file=sys.stderr)
@@ -137,6 +162,8 @@ def main(argv=None) -> int:
     res["cycles_are"] = (f"simulated ({'Verilator' if a.simulator == 'verilator' else 'Icarus'} on "
                          f"{'hlsgen' if a.rtl == 'hlsgen' else 'Vitis HLS'} RTL, ap_start to ap_done)")
     res["predicted_are"] = "modeled (hlsgen cost model, the schedule's total_cycles)"
+    if a.rtl == "hlsgen":
+        res["act_mem_form"] = "one array" if a.flat_mem else f"planned banks ({a.bank_form} form)"
     (out / "results" / "sim.json").write_text(json.dumps(res, indent=2) + "\n")
     for line in res["first_mismatches"]:
         print("MISMATCH " + line)
@@ -150,7 +177,7 @@ def main(argv=None) -> int:
           f"{res['cycles']:,} cycles simulated, {pred:,} modeled ({res['cycle_error']:+.1%})")
     if res.get("act_mem_banks"):
         b = res["act_mem_banks"]
-        print(f"sim: activation memory in its planned banks: "
+        print(f"sim: activation memory in its planned banks ({a.bank_form} form): "
               f"{'a bank missed an access' if b['conflict'] else 'every access served'}, "
               f"{'reads differ from' if b['differs'] else 'every read as'} the one array beside them")
     if a.banks:
