@@ -224,16 +224,8 @@ module hlsgen_bank_mem #(
             qa[b] <= m[b][a_addr[b]];
             qb[b] <= m[b][b_addr[b]];
         end
-        re_d <= re;
-        on_b_d <= r_on_b;
-        for (int k = 0; k < NR; k++) rb_d[k] <= rb[k];
-        if (!rst_n) conflict <= 1'b0;
-        else if (|over || off) conflict <= 1'b1;
-    end
-    /* verilator lint_on UNUSEDSIGNAL */
 `else
     end
-    /* verilator lint_on UNUSEDSIGNAL */
     for (genvar b = 0; b < NB; b++) begin : g_bank
         logic [DB-1:0] aad, bad;
         assign aad = a_addr[b];
@@ -257,13 +249,15 @@ module hlsgen_bank_mem #(
         assign qb[b] = qb_r;
     end
     always_ff @(posedge clk) begin
+`endif
+        // both forms: each read's bank and port, for its word one cycle later, and `conflict`
         re_d <= re;
         on_b_d <= r_on_b;
         for (int k = 0; k < NR; k++) rb_d[k] <= rb[k];
         if (!rst_n) conflict <= 1'b0;
         else if (|over || off) conflict <= 1'b1;
     end
-`endif
+    /* verilator lint_on UNUSEDSIGNAL */
     always_comb
         for (int k = 0; k < NR; k++) begin
             rdata[k * SB +: SB] = '0;
