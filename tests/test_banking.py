@@ -66,6 +66,29 @@ def test_one_client_at_a_time_may_put_two_words_in_a_bank():
     assert (y["Bc"], y["Bh"], y["Bw"], y["worst"], y["clients"]) == (1, 1, 2, 2, ["core0 write lanes"])
     assert p["served"] and banking.unserved(p) is None
     assert p["banks"] == 8 + 2 + 1 and p["words"] == 8 * 32 + 2 * 128 + 256     # z: no client, one bank
+    # priced as synthesis builds the banks: y's two banks each take two of core 0's write lanes
+    # a cycle (a true dual port): block RAM, one RAMB18 each (128 x 8 bits); x's 32-word banks
+    # are only read: distributed RAM, a RAM32M16 (8 LUT sites) per 8 bits for its two read
+    # ports, and both ports' words registered
+    assert y["two_write_banks"] == 2 and y["bank_storage"] == {"dsp": 0, "bram18": 2, "uram": 0, "lut": 0, "ff": 0}
+    assert x["two_write_banks"] == 0 and x["bank_storage"] == {"dsp": 0, "bram18": 0, "uram": 0, "lut": 8 * 8,
+                                                               "ff": 8 * 2 * 8}
+    assert p["storage"] == {k: sum(r["bank_storage"][k] for r in p["regions"]) for k in p["storage"]}
+    # the routing: y's 4 write lanes reach a bank each; x's 12 read ports their banks
+    assert y["logic"]["lut"] > 0 and y["logic"]["ff"] == 0 and x["logic"]["ff"] > 0
+
+
+def test_banks_are_priced_as_synthesis_maps_them():
+    """banking.bank_cost, the rules measured on Yosys (test_rtl_modules.py holds them to it):
+    two writes a cycle need a true dual port, so registers or block RAM, never LUT RAM."""
+    dev = load_device("u280")
+    cost = lambda d, sb, two: banking.bank_cost(d, sb, two, dev).as_dict()      # noqa: E731
+    assert cost(8, 9, True) == {"dsp": 0, "bram18": 0, "uram": 0, "lut": 0, "ff": 8 * 9 + 2 * 9}
+    assert cost(16, 9, True) == {"dsp": 0, "bram18": 1, "uram": 0, "lut": 0, "ff": 0}
+    assert cost(2, 9, False)["ff"] == 2 * 9 + 2 * 9 and cost(2, 9, False)["lut"] == 0
+    assert cost(4, 18, False) == {"dsp": 0, "bram18": 0, "uram": 0, "lut": 24, "ff": 36}     # 3 RAM32M16
+    assert cost(64, 18, False)["lut"] == 36 and cost(96, 18, False)["lut"] == 72          # RAM64X1D, RAM128X1D
+    assert cost(128, 18, False) == storage(128 * 18, 18, dev).as_dict()                   # beyond LUT RAM's bits
 
 
 def test_two_clients_at_once_take_a_bank_each():
@@ -91,7 +114,9 @@ def test_more_clients_than_ports_copy_the_region_and_two_writers_are_refused():
     assert (y["ports"], y["writers"], y["copies"], y["served"]) == (3, 1, 2, True)
     assert y["copy_of"] == {"core1 read lanes": 0, "core2 read lanes": 1}
     assert p["banks"] == sum(r["banks"] * r["copies"] for r in p["regions"])
-    assert y["bank_storage"]["lut"] == 2 * y["banks"] * storage(y["depth"] * 8, 8, load_device("u280")).lut
+    # each copy holds every bank (core 0's lanes write both copies)
+    assert y["bank_storage"] == banking.bank_cost(y["depth"], 8, y["two_write_banks"] > 0,
+                                                  load_device("u280")).times(2 * y["banks"]).as_dict()
     # core 2 writing x as core 0 reads it is fine (2 clients); writing y beside core 0 is not
     p = plan([conv(), pool(1, 256, 512), pool(2, 512, 256)])
     assert not p["served"] and banking.unserved(p).startswith("y: 2 writers at once (core0 write lanes, core1 read")

@@ -274,3 +274,24 @@ def test_synth_yosys_whole_design_keeps_the_memory_as_a_black_box(exported, tmp_
                                                      "output out0 beats"}
     assert "hlsgen_top_mem" in doc["not_synthesized"]
     assert am["banking"]["served"] and "PLANNED" in r.stdout and "MODELED at" in r.stdout, r.stdout[-2000:]
+
+
+def test_synth_yosys_mem_synthesizes_the_banks_as_the_plan_prices_them(exported, tmp_path):
+    """`make synth-yosys SCOPE=mem` synthesizes the activation memory a region at a time (each
+    hlsgen_bank_mem with the top's parameters) beside the plan's model of it (report.md): block
+    RAMs and LUT RAM sites as modeled, flip-flops within 5% and the routing's LUTs within 40% a
+    region of what Yosys builds (the fit's worst on small regions is 35%, docs/rtl.md), the memory's LUT and FF
+    totals within 10%."""
+    doc, r = synth(exported, tmp_path, "mlp_w8", "sequential", scope="mem")
+    assert doc["scope"] == ["mem"] and doc["figures"].startswith("synthesized"), doc
+    m = doc["act_mem_synth"]
+    assert not m["failed"] and len(m["regions"]) >= 3
+    for reg in m["regions"]:
+        y, st, lg = reg["yosys"], reg["model"]["storage"], reg["model"]["logic"]
+        assert (y["BRAM18"], y["URAM"], y["LUTRAM"], y["DSP48E2"]) == (st["bram18"], st["uram"], st["lut"], 0), reg
+        assert abs(y["FF"] - st["ff"] - lg["ff"]) <= 0.05 * y["FF"] + 3, reg
+        assert abs(lg["lut"] - (y["LUT"] - y["LUTRAM"])) <= 0.4 * (y["LUT"] - y["LUTRAM"]), reg
+    t, model = m["total"], m["model"]
+    assert t["BRAM18"] == model["bram18"] and abs(m["errors"]["LUT"]) <= 0.10 and abs(m["errors"]["FF"]) <= 0.10, m
+    assert t["LUT"] == sum(x["yosys"]["LUT"] for x in m["regions"]) > 0
+    assert "SYNTHESIZED" in r.stdout and "MODELED" in r.stdout, r.stdout[-2000:]

@@ -49,6 +49,10 @@ class Resources:
             f += r.ff
         return Resources(d, b, u, l, f)
 
+    def times(self, n: int) -> "Resources":
+        """n of these."""
+        return Resources(*(v * n for v in self.as_tuple()))
+
     def max(self, o: "Resources") -> "Resources":
         return Resources(max(self.dsp, o.dsp), max(self.bram18, o.bram18), max(self.uram, o.uram),
                          max(self.lut, o.lut), max(self.ff, o.ff))

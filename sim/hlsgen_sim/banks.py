@@ -190,7 +190,8 @@ def planned(design: Dict, t: Dict[str, np.ndarray]) -> Dict:
             "ok": all(o["ok"] for o in out) and off_route is None, "plan_served": plan["served"],
             "routes_kept": off_route is None, "off_route": off_route,
             "paths": plan.get("paths"), "full_paths": plan.get("full_paths"),
-            **{k: plan[k] for k in ("banks", "words", "region_words", "storage", "whole_storage")}, "regions": out}
+            **{k: plan.get(k) for k in ("banks", "words", "region_words", "storage", "logic", "whole_storage")},
+            "regions": out}
 
 
 def _bank(c: np.ndarray, h: np.ndarray, w: np.ndarray, reg: Dict) -> np.ndarray:

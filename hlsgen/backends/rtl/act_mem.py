@@ -80,7 +80,7 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
                 lanes[kind] += [(at + k, banks) for k, banks in enumerate(ports) if banks]
             routes = route_params([banks for _, banks in lanes["r"]], [banks for _, banks in lanes["w"]], nb)
             writers = {cl for cl in reg["routes"] if first[cl][0] == "w"}
-            mems.append({"name": f"region{r}" + (f"_copy{copy}" if reg["copies"] > 1 else ""),
+            mems.append({"name": f"region{r}" + (f"_copy{copy}" if reg["copies"] > 1 else ""), "plan_region": r,
                          "region": label(reg["region"], 60),                # (an ONNX name, made safe for a comment)
                          "base": int(reg["base"]), "size": int(reg["size"]), "N": n, "C": c, "H": h, "W": w,
                          "split": coordinate_split("o", (n, c, h, w)),

@@ -44,7 +44,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...schedule.cost import storage
+from ...schedule.cost import LUTRAM_MAX_BITS, Resources, bram18_blocks, storage
 from ..vitis.kernel import KIND_ELTWISE, KIND_WINDOW, MAX_RANK, WORD
 from . import offchip
 
@@ -54,6 +54,55 @@ ORIGINS = 8              # a window word's output positions sampled
 ROUTE_ENUM = 1 << 24     # a word's accesses enumerated for its lanes' routes, at most (beyond: every bank)
 ROUTE_CHUNK = 1 << 20    # accesses of a window word taken at a time
 IN_PHASE, OUT_PHASE = (-1, ""), (1 << 30, "")      # the input streams' and output streams' phases
+
+# What synthesis builds of a region in banks (Yosys 0.70 synth_xilinx -family xcup on
+# hlsgen_bank_mem's generate form; docs/rtl.md, "The banks priced as synthesized (stop 40)"). A
+# bank is a memory with a block RAM's two ports, both read every cycle (port A reads or writes,
+# port B reads, and writes too where two writes may reach the bank):
+# - written through both ports (a true dual port): registers below TDP_REG_DEPTH words, else
+#   block RAM (distributed RAM has one write port);
+# - else registers up to REG_DEPTH words, distributed RAM up to cost.LUTRAM_MAX_BITS bits (its
+#   two read ports double the LUTs: a RAM64X1D, 2 LUT sites, per bit and 64 words; at most 32
+#   words a RAM32M16, 8 LUT sites, per 8 bits), else the model's block RAM or URAM;
+# - registers and distributed RAM register both ports' words in 2 x SB flip-flops (a block RAM
+#   has them inside).
+TDP_REG_DEPTH = 16
+REG_DEPTH = 2
+# The routing logic of a region, LUTs: a least-squares fit (all coefficients positive) on the 12
+# distinct regions of two synthesized designs and 12 two-bank probes (docs/rtl.md): per write
+# port-bank pair and data bit (the bank's write data mux), per port-bank pair and in-bank
+# address bit (address muxes and the compares that share a read), per bit of a bank held in
+# registers (its write enables and read mux), and per read pair beyond a port's first and data
+# bit (a read port's word picked among its banks). Its flip-flops: each read port's enable,
+# port and bank, one cycle on.
+LOGIC_WRITE_BIT, LOGIC_ADDR_BIT, LOGIC_REG_BIT, LOGIC_READ_BIT = 1.8, 2.9, 1.5, 0.2
+
+
+def bank_cost(depth: int, sb: int, two_writes: bool, device) -> Resources:
+    """One bank of `depth` words of `sb` bits as synthesis builds it (the rules above)."""
+    bits = depth * sb
+    if bits <= 0:
+        return Resources()
+    if two_writes:
+        if depth < TDP_REG_DEPTH:
+            return Resources(ff=bits + 2 * sb)
+        st = storage(bits, sb, device)
+        return st if st.uram else Resources(bram18=bram18_blocks(bits, sb))
+    if depth <= REG_DEPTH:
+        return Resources(ff=bits + 2 * sb)
+    if bits <= LUTRAM_MAX_BITS:
+        sites = 8 * -(-sb // 8) if depth <= 32 else 2 * sb * -(-depth // 64)
+        return Resources(lut=sites, ff=2 * sb)
+    return storage(bits, sb, device)
+
+
+def route_logic(nr: int, pr: int, pw: int, nb: int, depth: int, sb: int, register_bits: int) -> Resources:
+    """The routing logic of a region's memory (one copy): nr read ports, pr read and pw write
+    port-bank pairs, nb banks of `depth` words of sb bits, register_bits of them in registers."""
+    db = max(1, (depth - 1).bit_length())
+    lut = (LOGIC_WRITE_BIT * pw * sb + LOGIC_ADDR_BIT * (pr + pw) * db + LOGIC_REG_BIT * register_bits
+           + LOGIC_READ_BIT * max(0, pr - nr) * sb)
+    return Resources(lut=int(round(lut)), ff=nr * (2 + max(1, (nb - 1).bit_length())))
 
 
 class _Regions:
@@ -472,7 +521,24 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
         paths = sum(len(b) for lanes_ in routes.values() for b in lanes_)
         full = sum(1 for lanes_ in routes.values() for b in lanes_ if b) * nb
         depth = _depth(dims, (bc, bh, bw), size)
-        bank = storage(depth * sb, sb, device)
+        # as hlsgen_bank_mem builds it (act_mem.bank_memory's TWO_WRITES): a bank is written
+        # through both ports where two write ports reach it and one writer may put two words into
+        # a bank, or two write at once
+        writing = sorted({c for v in pat.phases.get(r, {}).values() for c, w in v if w} & set(routes))
+        two = bool(writing) and (allowed >= 2 or len(writing) >= 2)
+        wports = np.zeros(nb, dtype=np.int64)
+        for c in writing:
+            for banks in routes[c]:
+                wports[list(banks)] += 1
+        tdp = int((wports >= 2).sum()) if two else 0
+        # every copy holds every bank and takes every write; a copy's readers are its own
+        n = max(1, copies)
+        bank = bank_cost(depth, sb, True, device).times(tdp).plus([bank_cost(depth, sb, False, device).times(nb - tdp)])
+        regs = depth * sb * ((tdp if depth < TDP_REG_DEPTH else 0) + ((nb - tdp) if depth <= REG_DEPTH else 0))
+        readers = [c for c in routes if c not in writing]
+        npr = sum(len(b) for c in readers for b in routes[c])
+        logic = route_logic(sum(1 for c in readers for b in routes[c] if b), npr, (paths - npr) * n, nb, depth, sb,
+                            regs * n)
         whole = storage(size * sb, 64, device)
         out.append({"region": name, "base": reg.bases[r], "size": size, "dims": list(dims), "Bc": bc, "Bh": bh,
                     "Bw": bw, "banks": nb, "depth": depth, "worst": worst, "allowed": allowed, "ports": ports,
@@ -480,7 +546,8 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
                     "clients": sorted(c for c, _ in busiest), "patterns": int(len(codes)),
                     "sampled": bool(pat.sampled.get(r, False)), "routes": routes, "paths": paths,
                     "full_paths": full, "routes_exact": not any(q == r for q, _ in rt.whole),
-                    "bank_storage": {k: v * nb * max(1, copies) for k, v in bank.as_dict().items()},
+                    "two_write_banks": tdp,
+                    "bank_storage": bank.times(n).as_dict(), "logic": logic.as_dict(),
                     "whole_storage": whole.as_dict()})
     total = lambda key: {k: sum(o[key][k] for o in out) for k in ("dsp", "bram18", "uram", "lut", "ff")}  # noqa: E731
     return {"figures": "planned from the configuration words (not simulated, not synthesized): per region of the "
@@ -491,6 +558,7 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
             "paths": sum(o["paths"] for o in out), "full_paths": sum(o["full_paths"] for o in out),
             "words": sum(o["banks"] * max(1, o["copies"]) * o["depth"] for o in out),
             "region_words": sum(o["size"] for o in out), "storage": total("bank_storage"),
+            "logic": total("logic"),
             "whole_storage": total("whole_storage"), "regions": out}
 
 

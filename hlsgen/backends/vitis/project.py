@@ -125,7 +125,8 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     report["model_name"] = graph.name
     report["build"] = build_facts(k)
     report["rtl_act_mem_banks"] = {key: banks[key] for key in ("figures", "served", "banks", "words", "region_words",
-                                                               "storage", "whole_storage", "paths", "full_paths")}
+                                                               "storage", "logic", "whole_storage", "paths",
+                                                               "full_paths")}
     files["report.json"] = (json.dumps(report, indent=2, sort_keys=True) + "\n").encode()
     files["report.md"] = report_md(graph, sched, device, k, banks).encode()
     return files
@@ -196,14 +197,23 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
                                      "banking": core["banking"],
                                      # the memories hlsgen_top_mem.sv builds (a region, or a copy of
                                      # one) and how a port's offset splits into their coordinates
+                                     # (`make synth-yosys SCOPE=mem` synthesizes each with its parameters)
                                      "memories": [{"name": m["name"], "dims": [m[d] for d in "NCHW"],
-                                                   "dividers": m["split"]["dividers"]} for m in banked["mems"]]}),
+                                                   "dividers": m["split"]["dividers"], "region": m["plan_region"],
+                                                   "params": _bank_params(m, int(amem["SB"]), banked["CB"])}
+                                                  for m in banked["mems"]]}),
               # per task: the core's own count against the schedule's modeled cycles (compute,
               # before any overlap with transfers or other tasks)
               "tasks": [{"task": p.name, "op": p.op, "folding": p.folding.as_list(), "modeled": int(p.cycles),
                          "core": int(core["task_cycles"].get(p.name, 0))} for s in sched.stages for p in s.tasks]}
     files["sim/design.json"] = (json.dumps(design, indent=2, sort_keys=True) + "\n").encode()
     return files, core["banking"]
+
+
+def _bank_params(m: Dict, sb: int, cb: int) -> Dict:
+    """The parameters hlsgen_top_mem.sv gives the hlsgen_bank_mem of memory m (its image file aside)."""
+    return {"SB": sb, **{k: m[k] for k in ("N", "C", "H", "W", "LBC", "LBH", "LBW", "TWO_WRITES")},
+            "NR": max(1, len(m["reads"])), "NW": max(1, len(m["writes"])), "CB": cb, **m["routes"]}
 
 
 def _synth_context(core: Dict, sched, device) -> Dict:
@@ -299,7 +309,7 @@ def report_md(graph: Graph, sched: Schedule, device, k: Dict, banks: Dict) -> st
         if s.io:
             where += f" (the graph's {s.io}: a host buffer, data/{s.var}.bin)"
         lines.append(f"| `{s.var}` | {s.label} | {s.kind} | `{s.ctype}` | {s.size} | {where} |")
-    lines += _banks_md(banks)
+    lines += _banks_md(banks, device)
     lines += ["", "## Run it", "", "```", "make csim      # g++ C simulation, bit-exact check against data/out*.bin",
               "make sim       # RTL simulation (cocotb + Verilator), bit-exact check and simulated cycles",
               "make csynth    # needs vitis_hls", "make cosim     # needs vitis_hls", "make xclbin    # needs v++",
@@ -312,12 +322,17 @@ _RTL_HEAD = ["hlsgen_rq_tail.sv", "hlsgen_word_pkg.sv", "hlsgen_core_dp.sv", "hl
              "hlsgen_m_axi.sv", "hlsgen_act_mem.sv"]
 
 
-def _banks_md(b: Dict) -> List[str]:
-    """report.md's section on the RTL's activation memory: the banks the build plans for it."""
+def _banks_md(b: Dict, device) -> List[str]:
+    """report.md's section on the RTL's activation memory: the banks the build plans for it, and
+    what they cost as synthesis builds them (modeled)."""
     from ..rtl.banking import unserved
-    st, wh = b["storage"], b["whole_storage"]
+    st, wh, lg = b["storage"], b["whole_storage"], b["logic"]
     res = lambda r: f"{r['bram18']} BRAM18, {r['uram']} URAM, {r['lut']:,} LUT"     # noqa: E731
-    lines = ["", "## Activation memory of the RTL (banks PLANNED from the configuration words; storage MODELED)", "",
+    tot = {k: st[k] + lg[k] for k in ("bram18", "uram", "lut", "ff")}
+    over = [f"{k.upper()} {tot[k]:,} of {have:,}" for k, have in (("bram18", device.bram18), ("uram", device.uram),
+                                                                   ("lut", device.lut), ("ff", device.ff))
+            if tot[k] > have]
+    lines = ["", "## Activation memory of the RTL (banks PLANNED from the configuration words; cost MODELED)", "",
              "`rtl/hlsgen_top_mem.sv` builds the memory in the banks the build plans: per region an "
              "`hlsgen_bank_mem`, element (c, h, w) in bank (c mod Bc, h mod Bh, w mod Bw), so that no client puts "
              "more words into a bank in one cycle than its two ports serve; a region with more clients at once than "
@@ -329,14 +344,25 @@ def _banks_md(b: Dict) -> List[str]:
              f"{b['full_paths']:,}" + ("" if all(r["routes_exact"] for r in b["regions"]) else
                                        " (some words have too many accesses to enumerate: their ports reach every "
                                        "bank of their regions)"),
-             f"- {b['banks']:,} banks holding {b['words']:,} words for {b['region_words']:,}: {res(st)} (LUT: LUT RAM), "
+             f"- {b['banks']:,} banks holding {b['words']:,} words for {b['region_words']:,}: {res(st)} (LUT: sites "
+             f"of LUT RAM), {st['ff']:,} FF (banks held in registers, and the registered words of LUT RAM); "
              f"where one memory per region, placed by the cost model's rule for a stored tensor (read 64 bits a "
-             f"cycle), is {res(wh)}" + ("" if b["served"] else f". NOT SERVED: {unserved(b, _label)}"), "",
-             "| region | C x H x W | Bc x Bh x Bw | banks x copies | words a bank | clients at once | storage |",
-             "|---|---:|---:|---:|---:|---:|---|"]
+             f"cycle), is {res(wh)}" + ("" if b["served"] else f". NOT SERVED: {unserved(b, _label)}"),
+             f"- routing (each bank's port muxes, each read port's word among its banks, the address compares): "
+             f"{lg['lut']:,} LUT, {lg['ff']:,} FF",
+             f"- the memory as synthesis builds it (MODELED: Yosys synth_xilinx's mapping of hlsgen_bank_mem, its LUTs "
+             f"fitted on synthesized regions, docs/rtl.md \"The banks priced as synthesized\"; `make "
+             f"synth-yosys SCOPE=mem` synthesizes them): {tot['bram18']} BRAM18, "
+             f"{tot['uram']} URAM, {tot['lut']:,} LUT, {tot['ff']:,} FF, " +
+             (f"more than {device.name} has ({', '.join(over)}): the RTL's memory does not fit the device, though the "
+              f"schedule (its line buffers and FIFOs, above) may" if over else f"within {device.name}'s "
+              f"{device.bram18} BRAM18 and {device.lut:,} LUT") + ". The schedule's resources above do not count it.", "",
+             "| region | C x H x W | Bc x Bh x Bw | banks x copies | words a bank | clients at once | storage | routing |",
+             "|---|---:|---:|---:|---:|---:|---|---|"]
     for r in b["regions"]:
         lines.append(f"| {_label(r['region'], 40)} | {'x'.join(map(str, r['dims']))} | {r['Bc']}x{r['Bh']}x{r['Bw']} | "
-                     f"{r['banks']} x {max(1, r['copies'])} | {r['depth']} | {r['ports']} | {res(r['bank_storage'])} |")
+                     f"{r['banks']} x {max(1, r['copies'])} | {r['depth']} | {r['ports']} | {res(r['bank_storage'])}, "
+                     f"{r['bank_storage']['ff']:,} FF | {r['logic']['lut']:,} LUT, {r['logic']['ff']:,} FF |")
     return lines
 
 
