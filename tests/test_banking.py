@@ -62,15 +62,22 @@ def test_one_client_at_a_time_may_put_two_words_in_a_bank():
     # where (1, 1, 8) leaves 3 rows in a bank and (1, 2, 2) 4; (1, 4, 2) ties and loses on order
     assert (x["Bc"], x["Bh"], x["Bw"], x["worst"], x["allowed"], x["ports"], x["copies"]) == (1, 2, 4, 2, 2, 1, 1)
     assert x["depth"] == 4 * 4 * 2 and x["sampled"]           # 8 of the word's 32 output positions
-    # y: 4 words a write, 2 a bank -> 2 banks by w (ties with c, which loses on order)
-    assert (y["Bc"], y["Bh"], y["Bw"], y["worst"], y["clients"]) == (1, 1, 2, 2, ["core0 write lanes"])
+    # y: 4 words a write, 2 a bank -> 2 banks by w (ties with c, which loses on order). But a bank
+    # that two writes reach in a cycle is a true dual port, so block RAM (one RAMB18 each, 128 x 8
+    # bits), where 4 banks (c mod 2, w mod 2) take one word of a write each and are LUT RAM
+    # (64 x 8 bits: a RAM64X1D a bit, 2 LUT sites, for the two read ports, both registered): the
+    # plan prices both shapes and builds the cheaper on the device
+    two, one = y["shapes_priced"]
+    assert (two["banks"], two["allowed"], one["banks"], one["allowed"]) == (2, 2, 4, 1)
+    assert two["fraction"] > one["fraction"] and two["fraction"] > 2 / load_device("u280").bram18
+    assert (y["Bc"], y["Bh"], y["Bw"], y["worst"], y["allowed"], y["clients"]) == (2, 1, 2, 1, 1, ["core0 write lanes"])
+    assert y["two_write_banks"] == 0 and y["bank_storage"] == {"dsp": 0, "bram18": 0, "uram": 0, "lut": 4 * 16,
+                                                               "ff": 4 * 16}
     assert p["served"] and banking.unserved(p) is None
-    assert p["banks"] == 8 + 2 + 1 and p["words"] == 8 * 32 + 2 * 128 + 256     # z: no client, one bank
-    # priced as synthesis builds the banks: y's two banks each take two of core 0's write lanes
-    # a cycle (a true dual port): block RAM, one RAMB18 each (128 x 8 bits); x's 32-word banks
-    # are only read: distributed RAM, a RAM32M16 (8 LUT sites) per 8 bits for its two read
-    # ports, and both ports' words registered
-    assert y["two_write_banks"] == 2 and y["bank_storage"] == {"dsp": 0, "bram18": 2, "uram": 0, "lut": 0, "ff": 0}
+    assert p["banks"] == 8 + 4 + 1 and p["words"] == 8 * 32 + 4 * 64 + 256     # z: no client, one bank
+    # x's 32-word banks are only read (no other shape priced): distributed RAM, a RAM32M16 (8 LUT
+    # sites) per 8 bits for its two read ports, and both ports' words registered
+    assert [o["allowed"] for o in x["shapes_priced"]] == [2]
     assert x["two_write_banks"] == 0 and x["bank_storage"] == {"dsp": 0, "bram18": 0, "uram": 0, "lut": 8 * 8,
                                                                "ff": 8 * 2 * 8}
     assert p["storage"] == {k: sum(r["bank_storage"][k] for r in p["regions"]) for k in p["storage"]}
@@ -98,9 +105,12 @@ def test_two_clients_at_once_take_a_bank_each():
     assert (y["Bc"], y["Bh"], y["Bw"], y["worst"], y["allowed"], y["ports"], y["copies"]) == (2, 1, 4, 1, 1, 2, 1)
     assert y["clients"] == ["core0 write lanes", "core1 read lanes"]
     # in different stages they never meet: 2 a bank again, and w mod 2 serves both (the reads'
-    # 4 pixels 2 a bank, the writes' 2 channels of a pixel in one)
+    # 4 pixels 2 a bank, the writes' 2 channels of a pixel in one). The plan prices that shape
+    # (2 banks that two writes reach: block RAM) beside the fewest banks at one word (the 8 above,
+    # LUT RAM) and builds the cheaper, the 8 on the U280
     y = by_region(plan([conv(0), pool(1, 256, 512, stage=1)]))["y"]
-    assert (y["Bc"], y["Bh"], y["Bw"], y["worst"], y["allowed"], y["ports"]) == (1, 1, 2, 2, 2, 1)
+    assert [(o["banks"], o["allowed"]) for o in y["shapes_priced"]] == [(2, 2), (8, 1)]
+    assert (y["Bc"], y["Bh"], y["Bw"], y["worst"], y["allowed"], y["ports"]) == (2, 1, 4, 1, 1, 1)
     # nor do two tasks of one sequential stage, which its core runs one after the other
     routed = ("routes", "paths", "full_paths")           # (the read routes are core 0's ports there)
     assert {k: v for k, v in by_region(plan([conv(0), pool(0, 256, 512)], sequential=True))["y"].items()
@@ -126,17 +136,18 @@ def test_routes_are_the_banks_each_port_reaches():
     """Every port's banks, from every output position: the conv's read port v * 9 + s (its PE
     lanes share reads) takes tap (ky, kx) = (s / 3, s % 3) of pixel ox = 2 og + v, so over all
     positions it reaches both rows' banks (h mod 2) and the two w mod 4 of its parity
-    (ix = ox - 1 + kx); write port v * 2 + p writes pixel parity v: bank v of y's 2."""
+    (ix = ox - 1 + kx); write port v * 2 + p writes pixel parity v and channel parity p: bank
+    v * 2 + p of y's 4 (one word of a write each, cheaper than 2 dual-port banks: above)."""
     p = plan([conv()])
     x, y = by_region(p)["x"], by_region(p)["y"]
-    assert (x["Bc"], x["Bh"], x["Bw"]) == (1, 2, 4) and (y["Bc"], y["Bh"], y["Bw"]) == (1, 1, 2)
+    assert (x["Bc"], x["Bh"], x["Bw"]) == (1, 2, 4) and (y["Bc"], y["Bh"], y["Bw"]) == (2, 1, 2)
     reads = x["routes"]["core0 read lanes"]
     assert len(reads) == 18 and list(x["routes"]) == ["core0 read lanes"]
     for k, banks in enumerate(reads):
         v, kx = k // 9, k % 9 % 3
         assert banks == [h * 4 + w for h in (0, 1) for w in range(4) if (w - (v - 1 + kx)) % 2 == 0], (k, banks)
     assert x["paths"] == 18 * 4 and x["full_paths"] == 18 * 8 and x["routes_exact"]
-    assert y["routes"] == {"core0 write lanes": [[0], [0], [1], [1]]} and y["paths"] == 4
+    assert y["routes"] == {"core0 write lanes": [[0], [1], [2], [3]]} and y["paths"] == 4
     assert banking.bank_of(3, 1, 2, (2, 2, 4)) == (1 * 4 + 2) * 2 + 1
 
 

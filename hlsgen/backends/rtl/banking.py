@@ -384,9 +384,9 @@ class _Routes:
     ports on the memory) and the banks it reaches: every access of every word enumerated, or,
     where a word has more than ROUTE_ENUM, all the region's banks for that word's lanes."""
 
-    def __init__(self, reg: _Regions, chosen: Dict[int, Tuple[int, int, int]]):
-        self.reg, self.chosen = reg, chosen
-        self.pairs: Dict[Tuple[int, str], List[np.ndarray]] = {}
+    def __init__(self, reg: _Regions, chosen: Dict[int, List[Tuple[int, int, int]]]):
+        self.reg, self.chosen = reg, chosen                 # per region, the bank shapes to route for
+        self.pairs: Dict[Tuple[int, int, str], List[np.ndarray]] = {}
         self.whole: Dict[Tuple[int, str], set] = {}       # lanes given every bank (not enumerated)
 
     def add(self, client: str, addr: np.ndarray, port: np.ndarray, exact: bool) -> None:
@@ -400,18 +400,20 @@ class _Routes:
             if not exact:
                 self.whole.setdefault((r, client), set()).update(int(p) for p in np.unique(ports[m]))
                 continue
-            b = self.chosen[r]
             c, h, w = self.reg.coords(r, addr[m])
-            nb = b[0] * b[1] * b[2]
-            self.pairs.setdefault((r, client), []).append(np.unique(ports[m] * nb + bank_of(c, h, w, b)))
+            for k, b in enumerate(self.chosen[r]):
+                nb = b[0] * b[1] * b[2]
+                self.pairs.setdefault((r, k, client), []).append(np.unique(ports[m] * nb + bank_of(c, h, w, b)))
 
-    def of(self, r: int) -> Dict[str, List[List[int]]]:
-        """Region r's routes: per client, per port up to its highest, the banks it reaches."""
-        b = self.chosen[r]
+    def of(self, r: int, k: int = 0) -> Dict[str, List[List[int]]]:
+        """Region r's routes in its k-th bank shape: per client, per port up to its highest, the
+        banks it reaches."""
+        b = self.chosen[r][k]
         nb = b[0] * b[1] * b[2]
         out: Dict[str, List[List[int]]] = {}
-        for client in sorted({c for (q, c) in list(self.pairs) + list(self.whole) if q == r}):
-            u = np.unique(np.concatenate(self.pairs.get((r, client), [np.zeros(0, dtype=np.int64)])))
+        clients = {c for (q, _, c) in self.pairs if q == r} | {c for (q, c) in self.whole if q == r}
+        for client in sorted(clients):
+            u = np.unique(np.concatenate(self.pairs.get((r, k, client), [np.zeros(0, dtype=np.int64)])))
             whole = self.whole.get((r, client), set())
             n = max([int(u.max()) // nb + 1 if len(u) else 0] + [p + 1 for p in whole])
             lanes: List[set] = [set() for _ in range(n)]
@@ -490,8 +492,18 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
         client = f"m_axi {ch.bundle} {'write' if ch.write else 'read'} beats"
         pat.add(client, not ch.write, phase_of[ch.task], beats, sampled)
         beats_of.append((client, beats, sampled))
-    chosen = {r: _choose(pat.patterns(r), reg.dims[r], reg.sizes[r], _allowed(pat, r)) for r in range(len(reg.names))}
-    rt = _Routes(reg, {r: b for r, (b, _) in chosen.items()})
+    # per region its bank shapes: the fewest banks that serve at the words a bank may take, and,
+    # where one client at a time may put two words into a bank, also the fewest at one word (no
+    # bank then needs a true dual port): the cheaper of the two is built (below)
+    options: Dict[int, List[Tuple[Tuple[int, int, int], int, int]]] = {}
+    for r in range(len(reg.names)):
+        codes, allowed = pat.patterns(r), _allowed(pat, r)
+        options[r] = [(*_choose(codes, reg.dims[r], reg.sizes[r], allowed), allowed)]
+        if allowed == 2 and any(w for v in pat.phases.get(r, {}).values() for _, w in v):
+            one = _choose(codes, reg.dims[r], reg.sizes[r], 1)
+            if one[1] <= 1 and one[0] != options[r][0][0]:
+                options[r].append((*one, 1))
+    rt = _Routes(reg, {r: [b for b, _, _ in o] for r, o in options.items()})
     for a in accesses:
         if a["f"][WORD["KIND"]] == KIND_WINDOW:
             _window_routes(rt, a, lanes[a["core"]])
@@ -505,50 +517,27 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
         rt.add(client, beats, np.arange(beats.shape[1]), not sampled)
     out = []
     for r, name in enumerate(reg.names):
-        dims, size = reg.dims[r], reg.sizes[r]
         busiest = _busiest(pat, r)
         ports = len(busiest)
         writers = sum(1 for _, w in busiest if w)
-        allowed = _allowed(pat, r)
         # beyond two clients at once the region is copied, every copy written by the writer and
         # read by its own readers
         copies = 1 if ports <= 2 else (-(-(ports - writers) // (2 - writers)) if writers < 2 else 0)
+        priced = [_priced(pat, reg, r, b, worst, allowed, rt.of(r, k), copies, sb, device)
+                  for k, (b, worst, allowed) in enumerate(options[r])]
+        best = min(priced, key=lambda o: _fraction(o["bank_storage"], o["logic"], device))
         codes = pat.patterns(r)
-        copy_of = _copies(pat, r, copies) if copies > 1 else {}
-        (bc, bh, bw), worst = chosen[r]
-        nb = bc * bh * bw
-        routes = rt.of(r)
-        paths = sum(len(b) for lanes_ in routes.values() for b in lanes_)
-        full = sum(1 for lanes_ in routes.values() for b in lanes_ if b) * nb
-        depth = _depth(dims, (bc, bh, bw), size)
-        # as hlsgen_bank_mem builds it (act_mem.bank_memory's TWO_WRITES): a bank is written
-        # through both ports where two write ports reach it and one writer may put two words into
-        # a bank, or two write at once
-        writing = sorted({c for v in pat.phases.get(r, {}).values() for c, w in v if w} & set(routes))
-        two = bool(writing) and (allowed >= 2 or len(writing) >= 2)
-        wports = np.zeros(nb, dtype=np.int64)
-        for c in writing:
-            for banks in routes[c]:
-                wports[list(banks)] += 1
-        tdp = int((wports >= 2).sum()) if two else 0
-        # every copy holds every bank and takes every write; a copy's readers are its own
-        n = max(1, copies)
-        bank = bank_cost(depth, sb, True, device).times(tdp).plus([bank_cost(depth, sb, False, device).times(nb - tdp)])
-        regs = depth * sb * ((tdp if depth < TDP_REG_DEPTH else 0) + ((nb - tdp) if depth <= REG_DEPTH else 0))
-        readers = [c for c in routes if c not in writing]
-        npr = sum(len(b) for c in readers for b in routes[c])
-        logic = route_logic(sum(1 for c in readers for b in routes[c] if b), npr, (paths - npr) * n, nb, depth, sb,
-                            regs * n)
-        whole = storage(size * sb, 64, device)
-        out.append({"region": name, "base": reg.bases[r], "size": size, "dims": list(dims), "Bc": bc, "Bh": bh,
-                    "Bw": bw, "banks": nb, "depth": depth, "worst": worst, "allowed": allowed, "ports": ports,
-                    "writers": writers, "copies": copies, "copy_of": copy_of, "served": bool(worst <= allowed and copies > 0),
-                    "clients": sorted(c for c, _ in busiest), "patterns": int(len(codes)),
-                    "sampled": bool(pat.sampled.get(r, False)), "routes": routes, "paths": paths,
-                    "full_paths": full, "routes_exact": not any(q == r for q, _ in rt.whole),
-                    "two_write_banks": tdp,
-                    "bank_storage": bank.times(n).as_dict(), "logic": logic.as_dict(),
-                    "whole_storage": whole.as_dict()})
+        best.update({"region": name, "base": reg.bases[r], "size": reg.sizes[r], "dims": list(reg.dims[r]),
+                     "ports": ports, "writers": writers, "copies": copies,
+                     "copy_of": _copies(pat, r, copies) if copies > 1 else {},
+                     "served": bool(best["worst"] <= best["allowed"] and copies > 0),
+                     "clients": sorted(c for c, _ in busiest), "patterns": int(len(codes)),
+                     "sampled": bool(pat.sampled.get(r, False)), "routes_exact": not any(q == r for q, _ in rt.whole),
+                     "shapes_priced": [{"banks": o["banks"], "allowed": o["allowed"],
+                                        "fraction": round(_fraction(o["bank_storage"], o["logic"], device), 6)}
+                                       for o in priced],
+                     "whole_storage": storage(reg.sizes[r] * sb, 64, device).as_dict()})
+        out.append(best)
     total = lambda key: {k: sum(o[key][k] for o in out) for k in ("dsp", "bram18", "uram", "lut", "ff")}  # noqa: E731
     return {"figures": "planned from the configuration words (not simulated, not synthesized): per region of the "
                        "activation memory, banks by coordinates (c mod Bc, h mod Bh, w mod Bw) so that no client puts "
@@ -560,6 +549,43 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
             "region_words": sum(o["size"] for o in out), "storage": total("bank_storage"),
             "logic": total("logic"),
             "whole_storage": total("whole_storage"), "regions": out}
+
+
+def _priced(pat: _Patterns, reg: _Regions, r: int, b: Tuple[int, int, int], worst: int, allowed: int,
+            routes: Dict[str, List[List[int]]], copies: int, sb: int, device) -> Dict:
+    """Region r in banks of shape b (serving `allowed` words a bank a cycle), with these routes:
+    its banks, routes and what they cost as synthesis builds them (bank_cost, route_logic)."""
+    dims, size = reg.dims[r], reg.sizes[r]
+    nb = b[0] * b[1] * b[2]
+    paths = sum(len(x) for lanes_ in routes.values() for x in lanes_)
+    depth = _depth(dims, b, size)
+    # as hlsgen_bank_mem builds it (act_mem.bank_memory's TWO_WRITES): a bank is written through
+    # both ports where two write ports reach it and one writer may put two words into a bank, or
+    # two write at once
+    writing = sorted({c for v in pat.phases.get(r, {}).values() for c, w in v if w} & set(routes))
+    two = bool(writing) and (allowed >= 2 or len(writing) >= 2)
+    wports = np.zeros(nb, dtype=np.int64)
+    for c in writing:
+        for banks in routes[c]:
+            wports[list(banks)] += 1
+    tdp = int((wports >= 2).sum()) if two else 0
+    # every copy holds every bank and takes every write; a copy's readers are its own
+    n = max(1, copies)
+    bank = bank_cost(depth, sb, True, device).times(tdp).plus([bank_cost(depth, sb, False, device).times(nb - tdp)])
+    regs = depth * sb * ((tdp if depth < TDP_REG_DEPTH else 0) + ((nb - tdp) if depth <= REG_DEPTH else 0))
+    readers = [c for c in routes if c not in writing]
+    npr = sum(len(x) for c in readers for x in routes[c])
+    logic = route_logic(sum(1 for c in readers for x in routes[c] if x), npr, (paths - npr) * n, nb, depth, sb, regs * n)
+    return {"Bc": b[0], "Bh": b[1], "Bw": b[2], "banks": nb, "depth": depth, "worst": worst, "allowed": allowed,
+            "routes": routes, "paths": paths, "full_paths": sum(1 for lanes_ in routes.values() for x in lanes_ if x) * nb,
+            "two_write_banks": tdp, "bank_storage": bank.times(n).as_dict(), "logic": logic.as_dict()}
+
+
+def _fraction(st: Dict[str, int], lg: Dict[str, int], device) -> float:
+    """A region's storage and routing as one figure: the fractions of the device's block RAM,
+    URAM, LUTs and flip-flops they take, added up."""
+    return sum((st[k] + lg[k]) / have for k, have in (("bram18", device.bram18), ("uram", device.uram),
+                                                        ("lut", device.lut), ("ff", device.ff)) if have > 0)
 
 
 def unserved(p: Dict, name=str) -> Optional[str]:
