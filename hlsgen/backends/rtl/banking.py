@@ -23,7 +23,10 @@ words into one bank in one cycle (reads of one word share a port). The region th
 many ports per bank as it has clients that may run at once: those of one dataflow stage, or of
 one task of a sequential stage (the input streams before the first, the output streams after
 the last). Two is a true dual-port block
-RAM. A window word's patterns are taken at a sample of its output positions (the first, the
+RAM. Where one client at a time may put two words into a bank, the fewest banks at two words a
+bank and the fewest at one are both priced as synthesis builds them (bank_cost, route_logic:
+banks that two writes reach are true dual ports, block RAM or registers, where banks of one
+write may be LUT RAM), and the one taking the smaller share of the device is built. A window word's patterns are taken at a sample of its output positions (the first, the
 second, the middle, the last two and three drawn at random), which is exact where a move of
 the window moves every lane alike (a convolution over its input); an element word's or a
 channel's steps are all taken up to ENUM elements, and blocks at the start, middle and end
