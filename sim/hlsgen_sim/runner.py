@@ -2,6 +2,7 @@
 cocotb_tools.runner, with the PATH set up the way the wheel needs it."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -73,11 +74,9 @@ def verilator_env() -> Dict[str, str]:
     return env
 
 
-def named_public_verilator():
-    """cocotb's Verilator runner without --public-flat-rw: the sources then hold a control file
-    that names the public signals (run's public). It filters that one argument from the
-    verilator command, which cocotb's runner builds in _build_command (a private method; if it
-    stops holding the flag, the build keeps it: slower, still right)."""
+@functools.lru_cache(maxsize=None)
+def _named_public_class():
+    """The runner class of named_public_verilator, defined once (cocotb imported on first use)."""
     from cocotb_tools.runner import Verilator
 
     class NamedPublic(Verilator):
@@ -86,7 +85,15 @@ def named_public_verilator():
             cmds[0] = [a for a in cmds[0] if a != "--public-flat-rw"]
             return cmds
 
-    return NamedPublic()
+    return NamedPublic
+
+
+def named_public_verilator():
+    """cocotb's Verilator runner without --public-flat-rw: the sources then hold a control file
+    that names the public signals (run's public). It filters that one argument from the
+    verilator command, which cocotb's runner builds in _build_command (a private method; if it
+    stops holding the flag, the build keeps it: slower, still right)."""
+    return _named_public_class()()
 
 
 def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path, build_dir: Path,

