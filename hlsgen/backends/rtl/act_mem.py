@@ -54,8 +54,9 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
     the memory (amem: its clients' first ports) routed to a bank of the region becomes a lane of
     that region's memory, with its routes (route_params). Every copy of a region takes
     every write; a reading client reads its copy (the plan's copy_of). Returns the memories
-    (`mems`), their images (`images`: region words in order, where any is not zero) and the
-    coordinate bits every memory takes (`CB`)."""
+    (`mems`, each with `params`: its hlsgen_bank_mem parameters but FILE, what hlsgen_top_mem.sv
+    gives it and `make synth-yosys SCOPE=mem` synthesizes), their images (`images`: region words
+    in order, where any is not zero) and the coordinate bits every memory takes (`CB`)."""
     first = {c["client"]: (c["port"], c["first"]) for c in amem["clients"]}
     mems, images = [], {}
     cb = 1
@@ -79,7 +80,6 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
                     continue
                 lanes[kind] += [(at + k, banks) for k, banks in enumerate(ports) if banks]
             routes = route_params([banks for _, banks in lanes["r"]], [banks for _, banks in lanes["w"]], nb)
-            writers = {cl for cl in reg["routes"] if first[cl][0] == "w"}
             mems.append({"name": f"region{r}" + (f"_copy{copy}" if reg["copies"] > 1 else ""), "plan_region": r,
                          "region": label(reg["region"], 60),                # (an ONNX name, made safe for a comment)
                          "base": int(reg["base"]), "size": int(reg["size"]), "N": n, "C": c, "H": h, "W": w,
@@ -89,9 +89,13 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
                          "LBW": int(reg["Bw"]).bit_length() - 1, "banks": nb,
                          "reads": [g for g, _ in lanes["r"]], "writes": [g for g, _ in lanes["w"]],
                          "routes": routes,
-                         # a true dual port where one writer may put two words into a bank, or two write at once
-                         "TWO_WRITES": int(bool(lanes["w"]) and (int(reg["allowed"]) >= 2 or len(writers) >= 2)),
+                         # a second write port: the plan's (banking._priced)
+                         "TWO_WRITES": int(bool(lanes["w"]) and bool(reg["two_writes"])),
                          "FILE": file})
+    for m in mems:
+        m["params"] = {"SB": int(amem["SB"]), **{k: m[k] for k in ("N", "C", "H", "W", "LBC", "LBH", "LBW")},
+                       "NR": max(1, len(m["reads"])), "NW": max(1, len(m["writes"])), "CB": cb,
+                       "TWO_WRITES": m["TWO_WRITES"], **m["routes"]}
     return {"mems": mems, "images": images, "CB": cb}
 
 

@@ -81,18 +81,21 @@ REG_DEPTH = 2
 LOGIC_WRITE_BIT, LOGIC_ADDR_BIT, LOGIC_REG_BIT, LOGIC_READ_BIT = 1.8, 2.9, 1.5, 0.2
 
 
+def in_registers(depth: int, two_writes: bool) -> bool:
+    """Whether synthesis builds a bank of `depth` words in registers (the rules above)."""
+    return depth < TDP_REG_DEPTH if two_writes else depth <= REG_DEPTH
+
+
 def bank_cost(depth: int, sb: int, two_writes: bool, device) -> Resources:
     """One bank of `depth` words of `sb` bits as synthesis builds it (the rules above)."""
     bits = depth * sb
     if bits <= 0:
         return Resources()
+    if in_registers(depth, two_writes):
+        return Resources(ff=bits + 2 * sb)
     if two_writes:
-        if depth < TDP_REG_DEPTH:
-            return Resources(ff=bits + 2 * sb)
         st = storage(bits, sb, device)
         return st if st.uram else Resources(bram18=bram18_blocks(bits, sb))
-    if depth <= REG_DEPTH:
-        return Resources(ff=bits + 2 * sb)
     if bits <= LUTRAM_MAX_BITS:
         sites = 8 * -(-sb // 8) if depth <= 32 else 2 * sb * -(-depth // 64)
         return Resources(lut=sites, ff=2 * sb)
@@ -562,9 +565,9 @@ def _priced(pat: _Patterns, reg: _Regions, r: int, b: Tuple[int, int, int], wors
     nb = b[0] * b[1] * b[2]
     paths = sum(len(x) for lanes_ in routes.values() for x in lanes_)
     depth = _depth(dims, b, size)
-    # as hlsgen_bank_mem builds it (act_mem.bank_memory's TWO_WRITES): a bank is written through
-    # both ports where two write ports reach it and one writer may put two words into a bank, or
-    # two write at once
+    # hlsgen_bank_mem's TWO_WRITES (act_mem.bank_memory passes `two_writes` on): a second write
+    # port where one writer may put two words into a bank, or two write at once; a bank is then
+    # written through both ports where two write ports reach it
     writing = sorted({c for v in pat.phases.get(r, {}).values() for c, w in v if w} & set(routes))
     two = bool(writing) and (allowed >= 2 or len(writing) >= 2)
     wports = np.zeros(nb, dtype=np.int64)
@@ -575,13 +578,13 @@ def _priced(pat: _Patterns, reg: _Regions, r: int, b: Tuple[int, int, int], wors
     # every copy holds every bank and takes every write; a copy's readers are its own
     n = max(1, copies)
     bank = bank_cost(depth, sb, True, device).times(tdp).plus([bank_cost(depth, sb, False, device).times(nb - tdp)])
-    regs = depth * sb * ((tdp if depth < TDP_REG_DEPTH else 0) + ((nb - tdp) if depth <= REG_DEPTH else 0))
+    regs = depth * sb * (tdp * in_registers(depth, True) + (nb - tdp) * in_registers(depth, False))
     readers = [c for c in routes if c not in writing]
     npr = sum(len(x) for c in readers for x in routes[c])
     logic = route_logic(sum(1 for c in readers for x in routes[c] if x), npr, (paths - npr) * n, nb, depth, sb, regs * n)
     return {"Bc": b[0], "Bh": b[1], "Bw": b[2], "banks": nb, "depth": depth, "worst": worst, "allowed": allowed,
             "routes": routes, "paths": paths, "full_paths": sum(1 for lanes_ in routes.values() for x in lanes_ if x) * nb,
-            "two_write_banks": tdp, "bank_storage": bank.times(n).as_dict(), "logic": logic.as_dict()}
+            "two_writes": two, "two_write_banks": tdp, "bank_storage": bank.times(n).as_dict(), "logic": logic.as_dict()}
 
 
 def _fraction(st: Dict[str, int], lg: Dict[str, int], device) -> float:

@@ -200,7 +200,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
                                      # (`make synth-yosys SCOPE=mem` synthesizes each with its parameters)
                                      "memories": [{"name": m["name"], "dims": [m[d] for d in "NCHW"],
                                                    "dividers": m["split"]["dividers"], "region": m["plan_region"],
-                                                   "params": _bank_params(m, int(amem["SB"]), banked["CB"])}
+                                                   "params": m["params"]}
                                                   for m in banked["mems"]]}),
               # per task: the core's own count against the schedule's modeled cycles (compute,
               # before any overlap with transfers or other tasks)
@@ -208,12 +208,6 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
                          "core": int(core["task_cycles"].get(p.name, 0))} for s in sched.stages for p in s.tasks]}
     files["sim/design.json"] = (json.dumps(design, indent=2, sort_keys=True) + "\n").encode()
     return files, core["banking"]
-
-
-def _bank_params(m: Dict, sb: int, cb: int) -> Dict:
-    """The parameters hlsgen_top_mem.sv gives the hlsgen_bank_mem of memory m (its image file aside)."""
-    return {"SB": sb, **{k: m[k] for k in ("N", "C", "H", "W", "LBC", "LBH", "LBW", "TWO_WRITES")},
-            "NR": max(1, len(m["reads"])), "NW": max(1, len(m["writes"])), "CB": cb, **m["routes"]}
 
 
 def _synth_context(core: Dict, sched, device) -> Dict:
