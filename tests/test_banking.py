@@ -117,6 +117,33 @@ def test_two_clients_at_once_take_a_bank_each():
             if k not in routed} == {k: v for k, v in y.items() if k not in routed}
 
 
+def test_skewed_banks_serve_two_clients_with_fewer_banks():
+    """A region written 4 channels of a pixel a cycle (a 1x1 conv, PE 4) as a depthwise 3x3 conv
+    reads 3 x 3 taps of one channel (PE 1, SIMD 9), in one dataflow stage: one word a bank each.
+    Plain banks need Bc = 4 for the writes and 4 x 4 (h, w) for the taps: 64 banks of 4 words.
+    Skewed, bank ((w mod 4) * 4 + (c + h) mod 4) takes a write's 4 channels apart (c) and a
+    step's 9 taps (w mod 4 over 3 columns, (c + h) mod 4 over 3 rows): 16 banks of 16 words.
+    Both are priced; the skewed are cheaper in storage and in routes (each tap reaches 16 banks,
+    not 64) and are built."""
+    pw = {"core": 0, "stage": 0, "task": "pw", "f": window(512, 0, 4, 8, 8, 4, 4, 1, 0), "order": [], "vec": 1,
+          "pe": 4, "simd": 4}
+    dw = {"core": 1, "stage": 0, "task": "dw", "f": window(0, 256, 4, 8, 8, 4, 1, 3, 1), "order": [], "vec": 1,
+          "pe": 1, "simd": 9}
+    x = by_region(plan([pw, dw]))["x"]
+    plain, skewed = x["shapes_priced"]
+    assert (plain["shape"], plain["banks"], skewed["shape"], skewed["banks"]) == ("4x4x4", 64, "4x1x4 skew c+h", 16)
+    assert skewed["fraction"] < plain["fraction"]
+    assert (x["Bc"], x["Bh"], x["Bw"], x["Kwh"], x["Kch"], x["Kcw"], x["depth"]) == (4, 1, 4, 0, 1, 0, 16)
+    assert (x["worst"], x["allowed"], x["ports"], x["served"]) == (1, 1, 2, True)
+    # 4 write lanes x 16 banks and 9 read lanes x 16 (every tap meets every bank over the image)
+    assert x["paths"] == 4 * 16 + 9 * 16
+    # the bank of (c, h, w): w's part, then c's skewed by h; (c, h, w) -> (bank, in-bank word) is one to one
+    b = (4, 1, 4, 0, 1, 0)
+    assert banking.bank_of(3, 2, 1, b) == 1 * 4 + (3 + 2) % 4
+    seen = {(banking.bank_of(c, h, w, b), (h * 2 + w // 4)) for c in range(4) for h in range(8) for w in range(8)}
+    assert len(seen) == 4 * 8 * 8
+
+
 def test_more_clients_than_ports_copy_the_region_and_two_writers_are_refused():
     p = plan([conv(), pool(1, 256, 512), pool(2, 256, 0)])
     y = by_region(p)["y"]

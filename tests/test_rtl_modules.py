@@ -248,15 +248,19 @@ BANK_CASES = {   # region dims, log2 banks, ports: a window's reads into a 3-cha
     "two-writes": {"C": 16, "H": 4, "W": 4, "LBC": 2, "LBH": 0, "LBW": 0, "NR": 4, "NW": 4, "TWO_WRITES": 1, "SB": 8},
     "one-bank": {"C": 4, "H": 2, "W": 3, "LBC": 0, "LBH": 0, "LBW": 0, "NR": 3, "NW": 1, "TWO_WRITES": 0, "SB": 12},
     "routed": {"N": 2, "C": 3, "H": 5, "W": 7, "LBC": 1, "LBH": 1, "LBW": 2, "NR": 9, "NW": 2, "TWO_WRITES": 0, "SB": 9},
+    # skewed banks (banking.bank_of): c's bank (c + h + 3w) mod 4, w's (w + 3h) mod 2, over dims no
+    # multiple of them, starting from an image (so the image's words must land where reads look)
+    "skewed": {"N": 1, "C": 6, "H": 5, "W": 7, "LBC": 2, "LBH": 0, "LBW": 1, "KWH": 3, "KCH": 1, "KCW": 3, "NR": 9,
+               "NW": 2, "TWO_WRITES": 0, "SB": 9},
 }
 
 
 def _bank_routes(case):
-    """The "routed" case's read routes: read port k reaches banks k, k + 5 and k + 9 (mod 16) and
-    bank 7, so every bank has a few ports and every port a few banks; writes reach all."""
+    """The "routed" and "skewed" cases' read routes: read port k reaches banks k, k + 5 and k + 9
+    (mod the banks) and bank 7, so every bank has a few ports and every port a few banks; writes reach all."""
     p = BANK_CASES[case]
     nb = 1 << (p["LBC"] + p["LBH"] + p["LBW"])
-    if case != "routed":
+    if case not in ("routed", "skewed"):
         return None
     return [sorted({(k + d) % nb for d in (0, 5, 9)} | {7}) for k in range(p["NR"])]
 
@@ -304,13 +308,14 @@ def test_bank_mem_loop_and_generate_give_the_same_outputs(tmp_path):
     every input sequence of 6 cycles from the all-zero state: Yosys's `sat` finds no inputs for
     which their miter's outputs differ (memories mapped to flip-flops). A bounded check on a
     small region (2 x 2 x 3 words in 4 banks of 4, two writes a bank, three read ports with
-    routes to some banks only), not a proof for every cycle and every size; a loop form that
-    reads a word written in the same cycle (write-first) fails it."""
+    routes to some banks only, skewed banks), not a proof for every cycle and every size; a loop
+    form that reads a word written in the same cycle (write-first) fails it."""
     _sim()
     from hlsgen_sim.run_design import SIM_DEFINES
     from hlsgen_sim.yosys import bounded_equivalent
     from hlsgen.backends.rtl.act_mem import coordinate_bits, route_params
-    p = {"C": 2, "H": 2, "W": 3, "LBC": 1, "LBH": 0, "LBW": 1, "NR": 3, "NW": 2, "TWO_WRITES": 1, "SB": 3}
+    p = {"C": 2, "H": 2, "W": 3, "LBC": 1, "LBH": 0, "LBW": 1, "KWH": 1, "KCW": 1, "NR": 3, "NW": 2, "TWO_WRITES": 1,
+         "SB": 3}
     p["CB"] = coordinate_bits(p[d] for d in ("C", "H", "W"))
     p.update(route_params([[0, 1], [1, 2, 3], [3]], [list(range(4))] * 2, 4))
     diff = bounded_equivalent(tmp_path, [RTL / "hlsgen_bank_mem.sv"], "hlsgen_bank_mem", p, SIM_DEFINES, {}, cycles=6)

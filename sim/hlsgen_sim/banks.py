@@ -196,8 +196,10 @@ def planned(design: Dict, t: Dict[str, np.ndarray]) -> Dict:
 
 def _bank(c: np.ndarray, h: np.ndarray, w: np.ndarray, reg: Dict) -> np.ndarray:
     """The bank of (c, h, w) in a planned region, numbered as hlsgen_bank_mem (and banking.py's
-    routes) number them: ((h mod Bh) * Bw + w mod Bw) * Bc + c mod Bc."""
-    return (h % reg["Bh"] * reg["Bw"] + w % reg["Bw"]) * reg["Bc"] + c % reg["Bc"]
+    routes) number them: ((h mod Bh) * Bw + (w + Kwh h) mod Bw) * Bc + (c + Kch h + Kcw w) mod Bc
+    (the skews: 0 where the plan has none)."""
+    kwh, kch, kcw = (int(reg.get(k, 0)) for k in ("Kwh", "Kch", "Kcw"))
+    return (h % reg["Bh"] * reg["Bw"] + (w + kwh * h) % reg["Bw"]) * reg["Bc"] + (c + kch * h + kcw * w) % reg["Bc"]
 
 
 def _off_route(design: Dict, t: Dict[str, np.ndarray], names: List[str], client: np.ndarray, region: np.ndarray,

@@ -1,9 +1,11 @@
 // hlsgen: one region of the activation memory (a stored tensor, a staging region) built as the
 // bank planner (hlsgen/backends/rtl/banking.py) plans it: N x C x H x W words of SB bits in
 // BC x BH x BW banks (BC = 2^LBC, ...), the word at coordinates (n, c, h, w) in bank
-// ((h mod BH) * BW + w mod BW) * BC + c mod BC at in-bank address
+// ((h mod BH) * BW + (w + KWH h) mod BW) * BC + (c + KCH h + KCW w) mod BC (the skews KWH, KCH,
+// KCW: 0 for plain cyclic banks) at in-bank address
 // (((n * HQ + h / BH) * WQ + w / BW) * CQ + c / BC (CQ = ceil(C / BC), WQ = ceil(W / BW),
-// HQ = ceil(H / BH); N: the leading indices of a region, 1 for most). FILE, if not empty, is the
+// HQ = ceil(H / BH); N: the leading indices of a region, 1 for most). The skews leave the in-bank
+// address alone: h is known from it and the bank, then w, then c, so a word's place is unique. FILE, if not empty, is the
 // region's initial words in their order (n, c, h, w) ($readmemh), else they start at zero.
 // Each bank is a memory with the ports of a block RAM:
 // port A reads or writes, port B reads (and writes too when TWO_WRITES, a true dual port).
@@ -38,6 +40,9 @@ module hlsgen_bank_mem #(
     parameter int LBC = 0,
     parameter int LBH = 0,
     parameter int LBW = 0,
+    parameter int KWH = 0,                   // skews (banking.py's Kwh, Kch, Kcw), each below its banks
+    parameter int KCH = 0,
+    parameter int KCW = 0,
     parameter int NR = 1,
     parameter int NW = 1,
     parameter int CB = 16,                   // coordinate bits
@@ -97,10 +102,12 @@ module hlsgen_bank_mem #(
     endfunction
 
     function automatic logic [BI-1:0] bank_of(input logic [CB-1:0] c, input logic [CB-1:0] h, input logic [CB-1:0] w);
+        // (the skewed sums are taken in 32 bits and masked: only their low LBW or LBC bits count,
+        // which synthesis keeps alone)
         logic [31:0] b;
         b = 32'(h & CB'((1 << LBH) - 1));
-        b = (b << LBW) | 32'(w & CB'((1 << LBW) - 1));
-        b = (b << LBC) | 32'(c & CB'((1 << LBC) - 1));
+        b = (b << LBW) | ((32'(w) + 32'(KWH) * 32'(h)) & 32'((1 << LBW) - 1));
+        b = (b << LBC) | ((32'(c) + 32'(KCH) * 32'(h) + 32'(KCW) * 32'(w)) & 32'((1 << LBC) - 1));
         bank_of = BI'(b);
     endfunction
 

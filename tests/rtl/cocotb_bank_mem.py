@@ -16,12 +16,15 @@ from cocotb.triggers import ClockCycles, FallingEdge
 
 
 def _params(dut):
-    names = ("SB", "N", "C", "H", "W", "LBC", "LBH", "LBW", "NR", "NW", "CB", "TWO_WRITES")
+    names = ("SB", "N", "C", "H", "W", "LBC", "LBH", "LBW", "KWH", "KCH", "KCW", "NR", "NW", "CB", "TWO_WRITES")
     return {n: int(getattr(dut, n).value) for n in names}
 
 
 def _bank(p, n, c, h, w):
-    return ((((h % (1 << p["LBH"])) << p["LBW"]) | (w % (1 << p["LBW"]))) << p["LBC"]) | (c % (1 << p["LBC"]))
+    """The bank of (c, h, w), written out here from hlsgen_bank_mem's header, skews and all."""
+    bw = (w + p["KWH"] * h) % (1 << p["LBW"])
+    bc = (c + p["KCH"] * h + p["KCW"] * w) % (1 << p["LBC"])
+    return ((((h % (1 << p["LBH"])) << p["LBW"]) | bw) << p["LBC"]) | bc
 
 
 def _accept(p, writes, reads):

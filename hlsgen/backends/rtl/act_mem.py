@@ -87,13 +87,15 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
                          "hit": region_hit("a", int(reg["base"]), int(reg["size"])),
                          "LBC": int(reg["Bc"]).bit_length() - 1, "LBH": int(reg["Bh"]).bit_length() - 1,
                          "LBW": int(reg["Bw"]).bit_length() - 1, "banks": nb,
+                         # the skews (banking.bank_of), 0 in a plan without them
+                         "KWH": int(reg.get("Kwh", 0)), "KCH": int(reg.get("Kch", 0)), "KCW": int(reg.get("Kcw", 0)),
                          "reads": [g for g, _ in lanes["r"]], "writes": [g for g, _ in lanes["w"]],
                          "routes": routes,
                          # a second write port: the plan's (banking._priced)
                          "TWO_WRITES": int(bool(lanes["w"]) and bool(reg["two_writes"])),
                          "FILE": file})
     for m in mems:
-        m["params"] = {"SB": int(amem["SB"]), **{k: m[k] for k in ("N", "C", "H", "W", "LBC", "LBH", "LBW")},
+        m["params"] = {"SB": int(amem["SB"]), **{k: m[k] for k in ("N", "C", "H", "W", "LBC", "LBH", "LBW", "KWH", "KCH", "KCW")},
                        "NR": max(1, len(m["reads"])), "NW": max(1, len(m["writes"])), "CB": cb,
                        "TWO_WRITES": m["TWO_WRITES"], **m["routes"]}
     return {"mems": mems, "images": images, "CB": cb}

@@ -52,6 +52,7 @@ from ..vitis.kernel import KIND_ELTWISE, KIND_WINDOW, MAX_RANK, WORD
 from . import offchip
 
 MAX_BANKS = 512          # banks of one region, at most
+SKEWS = 8                # a bank shape's skews tried: 0 .. SKEWS - 1 each
 ENUM = 1 << 21           # an element word's or channel's elements taken whole up to this many
 ORIGINS = 8              # a window word's output positions sampled
 ROUTE_ENUM = 1 << 24     # a word's accesses enumerated for its lanes' routes, at most (beyond: every bank)
@@ -221,13 +222,14 @@ def _worst(codes: np.ndarray, dims: Tuple[int, int, int], b: Tuple[int, int, int
     if codes.size == 0:
         return 0
     C, H, W = dims
-    bc, bh, bw = b
     valid = codes >= 0
     k = np.maximum(codes, 0)
     dw = k % (2 * W) - W
     dh = k // (2 * W) % (2 * H) - H
     dc = k // (4 * W * H) - C
-    bank = (np.mod(dc, bc) * bh + np.mod(dh, bh)) * bw + np.mod(dw, bw)
+    # the banks are linear in the coordinates, so two words share a bank exactly when their
+    # offsets from the cycle's first word map to the same bank
+    bank = bank_of(dc, dh, dw, b)
     lanes = codes.shape[1]
     bank = np.where(valid, bank, -1 - np.arange(lanes)[None, :])
     s = np.sort(bank, axis=1)
@@ -266,20 +268,37 @@ def _copies(pat: _Patterns, r: int, copies: int) -> Dict[str, int]:
     return out
 
 
-def _choose(codes: np.ndarray, dims: Tuple[int, int, int], size: int, allowed: int) -> Tuple[Tuple[int, int, int], int]:
-    """(Bc, Bh, Bw) and the worst it leaves: the fewest banks, then the fewest words, that serve
-    every pattern at `allowed` words a bank; where none does, the fewest such words."""
+def _choose(codes: np.ndarray, dims: Tuple[int, int, int], size: int, allowed: int,
+            skewed: bool = False) -> Tuple[Tuple[int, ...], int]:
+    """(Bc, Bh, Bw, Kwh, Kch, Kcw) and the worst it leaves: the fewest banks, then the fewest
+    words, then the fewest skews, that serve every pattern at `allowed` words a bank (skewed:
+    skews tried, else none); where none does, the fewest such words."""
     cands = sorted(((bc, bh, bw) for bc in _pow2s(dims[0]) for bh in _pow2s(dims[1]) for bw in _pow2s(dims[2])
                     if bc * bh * bw <= MAX_BANKS),
                    key=lambda b: (b[0] * b[1] * b[2], _depth(dims, b, size) * b[0] * b[1] * b[2], b))
+    # no shape serves a cycle of more distinct words than its banks take
+    most = int((codes >= 0).sum(axis=1).max()) if codes.size else 0
     best = None
     for b in cands:
-        worst = _worst(codes, dims, b)
-        if worst <= allowed:
-            return b, worst
-        if best is None or worst < best[1]:
-            best = (b, worst)
+        if skewed and most > allowed * b[0] * b[1] * b[2]:
+            continue
+        for k in (_skews(b) if skewed else [(0, 0, 0)]):
+            worst = _worst(codes, dims, (*b, *k))
+            if worst <= allowed:
+                return (*b, *k), worst
+            if best is None or worst < best[1]:
+                best = ((*b, *k), worst)
+    if best is None:                         # (skewed, where every shape has too few banks)
+        return _choose(codes, dims, size, allowed)
     return best
+
+
+def _skews(b: Tuple[int, int, int]) -> List[Tuple[int, int, int]]:
+    """The skews (Kwh, Kch, Kcw) tried for a shape of Bc x Bh x Bw banks, the fewest nonzero first:
+    each below its banks (Bw for Kwh, Bc for Kch and Kcw) and SKEWS."""
+    bc, _, bw = b
+    kw, kc = range(min(bw, SKEWS)), range(min(bc, SKEWS))
+    return sorted(((a, x, y) for a in kw for x in kc for y in kc), key=lambda k: (sum(1 for v in k if v), k))
 
 
 def _groups(f: List[int], vec: int) -> int:
@@ -379,10 +398,12 @@ def _beats(base_of: np.ndarray, beat: int) -> Tuple[np.ndarray, bool]:
 
 
 def bank_of(c, h, w, b: Sequence[int]):
-    """The bank of the word (c, h, w) among Bc x Bh x Bw banks, numbered as hlsgen_bank_mem numbers
-    them: ((h mod Bh) * Bw + w mod Bw) * Bc + c mod Bc."""
-    bc, bh, bw = b
-    return (h % bh * bw + w % bw) * bc + c % bc
+    """The bank of the word (c, h, w) among Bc x Bh x Bw banks skewed by (Kwh, Kch, Kcw) (b: the
+    shape, its skews 0 where not given), numbered as hlsgen_bank_mem numbers them:
+    ((h mod Bh) * Bw + (w + Kwh h) mod Bw) * Bc + (c + Kch h + Kcw w) mod Bc."""
+    bc, bh, bw = b[:3]
+    kwh, kch, kcw = tuple(b[3:6]) or (0, 0, 0)
+    return (h % bh * bw + (w + kwh * h) % bw) * bc + (c + kch * h + kcw * w) % bc
 
 
 class _Routes:
@@ -504,11 +525,18 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
     options: Dict[int, List[Tuple[Tuple[int, int, int], int, int]]] = {}
     for r in range(len(reg.names)):
         codes, allowed = pat.patterns(r), _allowed(pat, r)
-        options[r] = [(*_choose(codes, reg.dims[r], reg.sizes[r], allowed), allowed)]
+        words_at = [allowed]
         if allowed == 2 and any(w for v in pat.phases.get(r, {}).values() for _, w in v):
-            one = _choose(codes, reg.dims[r], reg.sizes[r], 1)
-            if one[1] <= 1 and one[0] != options[r][0][0]:
-                options[r].append((*one, 1))
+            words_at.append(1)
+        options[r] = []
+        for a in words_at:
+            plain = _choose(codes, reg.dims[r], reg.sizes[r], a)
+            if plain[1] <= a or not options[r]:
+                options[r].append((*plain, a))
+            # skewed banks, where they serve with fewer banks than plain ones
+            b, worst = _choose(codes, reg.dims[r], reg.sizes[r], a, skewed=True)
+            if worst <= a and (plain[1] > a or b[0] * b[1] * b[2] < plain[0][0] * plain[0][1] * plain[0][2]):
+                options[r].append((b, worst, a))
     rt = _Routes(reg, {r: [b for b, _, _ in o] for r, o in options.items()})
     for a in accesses:
         if a["f"][WORD["KIND"]] == KIND_WINDOW:
@@ -539,7 +567,7 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
                      "served": bool(best["worst"] <= best["allowed"] and copies > 0),
                      "clients": sorted(c for c, _ in busiest), "patterns": int(len(codes)),
                      "sampled": bool(pat.sampled.get(r, False)), "routes_exact": not any(q == r for q, _ in rt.whole),
-                     "shapes_priced": [{"banks": o["banks"], "allowed": o["allowed"],
+                     "shapes_priced": [{"shape": shape_text(o), "banks": o["banks"], "allowed": o["allowed"],
                                         "fraction": round(_fraction(o["bank_storage"], o["logic"], device), 6)}
                                        for o in priced],
                      "whole_storage": storage(reg.sizes[r] * sb, 64, device).as_dict()})
@@ -582,9 +610,25 @@ def _priced(pat: _Patterns, reg: _Regions, r: int, b: Tuple[int, int, int], wors
     readers = [c for c in routes if c not in writing]
     npr = sum(len(x) for c in readers for x in routes[c])
     logic = route_logic(sum(1 for c in readers for x in routes[c] if x), npr, (paths - npr) * n, nb, depth, sb, regs * n)
-    return {"Bc": b[0], "Bh": b[1], "Bw": b[2], "banks": nb, "depth": depth, "worst": worst, "allowed": allowed,
+    return {"Bc": b[0], "Bh": b[1], "Bw": b[2], "Kwh": b[3], "Kch": b[4], "Kcw": b[5], "banks": nb, "depth": depth, "worst": worst, "allowed": allowed,
             "routes": routes, "paths": paths, "full_paths": sum(1 for lanes_ in routes.values() for x in lanes_ if x) * nb,
             "two_writes": two, "two_write_banks": tdp, "bank_storage": bank.times(n).as_dict(), "logic": logic.as_dict()}
+
+
+def shape_text(o: Dict) -> str:
+    """A region's bank shape as the report gives it: Bc x Bh x Bw, and its skews where it has any
+    (`skew c+h+3w`: Bc's bank (c + h + 3w) mod Bc)."""
+    text = f"{o['Bc']}x{o['Bh']}x{o['Bw']}"
+    parts = []
+    if o.get("Kwh"):
+        parts.append(f"w{_term(o['Kwh'], 'h')}")
+    if o.get("Kch") or o.get("Kcw"):
+        parts.append("c" + "".join(_term(k, v) for k, v in ((o.get("Kch", 0), "h"), (o.get("Kcw", 0), "w")) if k))
+    return text + (f" skew {', '.join(parts)}" if parts else "")
+
+
+def _term(k: int, v: str) -> str:
+    return f"+{'' if k == 1 else k}{v}"
 
 
 def _fraction(st: Dict[str, int], lg: Dict[str, int], device) -> float:

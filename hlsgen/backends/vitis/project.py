@@ -319,7 +319,7 @@ _RTL_HEAD = ["hlsgen_rq_tail.sv", "hlsgen_word_pkg.sv", "hlsgen_core_dp.sv", "hl
 def _banks_md(b: Dict, device) -> List[str]:
     """report.md's section on the RTL's activation memory: the banks the build plans for it, and
     what they cost as synthesis builds them (modeled)."""
-    from ..rtl.banking import unserved
+    from ..rtl.banking import shape_text, unserved
     st, wh, lg = b["storage"], b["whole_storage"], b["logic"]
     res = lambda r: f"{r['bram18']} BRAM18, {r['uram']} URAM, {r['lut']:,} LUT"     # noqa: E731
     tot = {k: st[k] + lg[k] for k in ("bram18", "uram", "lut", "ff")}
@@ -328,7 +328,8 @@ def _banks_md(b: Dict, device) -> List[str]:
             if tot[k] > have]
     lines = ["", "## Activation memory of the RTL (banks PLANNED from the configuration words; cost MODELED)", "",
              "`rtl/hlsgen_top_mem.sv` builds the memory in the banks the build plans: per region an "
-             "`hlsgen_bank_mem`, element (c, h, w) in bank (c mod Bc, h mod Bh, w mod Bw), so that no client puts "
+             "`hlsgen_bank_mem`, element (c, h, w) in bank (c mod Bc, h mod Bh, w mod Bw), or skewed (`skew "
+             "w+3h, c+h`: w's bank (w + 3h) mod Bw, c's (c + h) mod Bc), so that no client puts "
              "more words into a bank in one cycle than its two ports serve; a region with more clients at once than "
              "a dual-port bank has is copied. Each port of the memory is wired only to the banks its words reach "
              "(its routes). `make sim` fails if a bank misses an access (`rtl/hlsgen_top_mem_flat.sv` is the same "
@@ -351,10 +352,10 @@ def _banks_md(b: Dict, device) -> List[str]:
              (f"more than {device.name} has ({', '.join(over)}): the RTL's memory does not fit the device, though the "
               f"schedule (its line buffers and FIFOs, above) may" if over else f"within {device.name}'s "
               f"{device.bram18} BRAM18 and {device.lut:,} LUT") + ". The schedule's resources above do not count it.", "",
-             "| region | C x H x W | Bc x Bh x Bw | banks x copies | words a bank | clients at once | storage | routing |",
+             "| region | C x H x W | Bc x Bh x Bw (skew) | banks x copies | words a bank | clients at once | storage | routing |",
              "|---|---:|---:|---:|---:|---:|---|---|"]
     for r in b["regions"]:
-        lines.append(f"| {_label(r['region'], 40)} | {'x'.join(map(str, r['dims']))} | {r['Bc']}x{r['Bh']}x{r['Bw']} | "
+        lines.append(f"| {_label(r['region'], 40)} | {'x'.join(map(str, r['dims']))} | {shape_text(r)} | "
                      f"{r['banks']} x {max(1, r['copies'])} | {r['depth']} | {r['ports']} | {res(r['bank_storage'])}, "
                      f"{r['bank_storage']['ff']:,} FF | {r['logic']['lut']:,} LUT, {r['logic']['ff']:,} FF |")
     return lines
