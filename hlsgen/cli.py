@@ -87,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "offchip-outputs for one group; offchip:in1,out0 for those ports only: in<k>/out<k> is the "
                         "graph's k-th input/output), or auto (default: the larger group off chip first, while the "
                         "arrays do not fit)")
-    p.add_argument("--port-bits", type=int, default=512, help="AXI port width for off-chip streams (default 512)")
+    p.add_argument("--port-bits", type=int, help="AXI port width of off-chip reads and writes and of the input and "
+                                                 "output streams (default: the device's, 512 on Alveo cards, 128 on "
+                                                 "Zynq UltraScale+ boards; `hlsgen devices`)")
     p.add_argument("--max-segment", type=int, default=24, help="longest stage the auto search considers, in tasks (default 24)")
     p.add_argument("--stages", default="", metavar="'S3 D7'",
                    help="fix the stages instead of searching: D<n> a dataflow stage of the next n tasks, S<n> a "
@@ -111,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--io", type=_io_arg, metavar="{auto,onchip,offchip,offchip-inputs,offchip-outputs,offchip:PORT,..}",
                    help="the graph's inputs and outputs on chip (streams) or off chip (m_axi): both groups, one, "
                         "or the ports listed (default auto)")
-    p.add_argument("--port-bits", type=int, help="AXI port width for off-chip streams (default 512)")
+    p.add_argument("--port-bits", type=int, help="AXI port width of off-chip reads and writes and of the input and "
+                                                 "output streams (default: the device's)")
     p.add_argument("--max-segment", type=int, help="longest stage the auto search considers (default 24)")
     p.add_argument("--stages", metavar="'S3 D7'", help="fix the stages instead of searching (see hlsgen schedule --help)")
     p.add_argument("--seed", type=int, help="seed of the random input the golden data is made from (default 0)")
@@ -219,11 +222,11 @@ def cmd_devices(a) -> int:
         print(json.dumps([dict(d.summary(), sources=d.sources) for d in devs], indent=2))
         return 0
     print(f"{'name':10s} {'part':28s} {'DSP':>11s} {'BRAM18':>6s} {'URAM':>5s} {'LUT':>9s} {'FF':>9s} {'SLR':>3s} "
-          f"{'MHz':>4s}  off-chip memory")
+          f"{'MHz':>4s} {'AXI':>4s}  off-chip memory")
     for d in devs:
         mem = ", ".join(f"{m.kind} {m.channels}ch {m.bandwidth_gbs:g} GB/s" for m in d.memories)
         print(f"{d.name:10s} {d.part:28s} {d.dsp:5d} {d.dsp_type:5s} {d.bram18:6d} {d.uram:5d} {d.lut:9d} {d.ff:9d} "
-              f"{d.slr:3d} {d.clock_mhz:4g}  {mem}")
+              f"{d.slr:3d} {d.clock_mhz:4g} {d.port_bits:4d}  {mem}")
     print("sources of every number: hlsgen/schedule/devices/NAME.yaml (`hlsgen devices --json`)")
     return 0
 
@@ -308,7 +311,7 @@ def cmd_build(a) -> int:
     o = dict(design.options, **{k: v for k, v in cli.items() if v is not None})
     opts = ScheduleOptions(mode=o.get("mode", "auto"), clock_mhz=o.get("clock"), resource_cap=o.get("resource_cap", 0.8),
                            objective=o.get("objective", "latency"), weights=o.get("weights", "auto"),
-                           port_bits=o.get("port_bits", 512), max_segment=o.get("max_segment", 24),
+                           port_bits=o.get("port_bits"), max_segment=o.get("max_segment", 24),
                            stages=o.get("stages", ""), io=o.get("io", "auto"))
     opts.check()
     device = load_device(a.device or design.device)

@@ -94,6 +94,9 @@ def test_devices_command_lists_all():
     ("name: x\npart: p\ndsp: {count: 4, type: DSP48E2}\nmemories: []\n", "memories"),
     ("name: x\npart: p\ndsp: {count: 4, type: DSP48E2}\nbram18: 4\nuram: 0\nlut: 10\nff: 10\nslr: 1\n"
      "memories: [{kind: DDR4, channels: 1, bandwidth_gbs: 10, capacity_gb: 1}]\nplatform: p\n", "clock_mhz"),
+    ("name: x\npart: p\ndsp: {count: 4, type: DSP48E2}\nbram18: 4\nuram: 0\nlut: 10\nff: 10\nslr: 1\nclock_mhz: 100\n"
+     "memories: [{kind: DDR4, channels: 1, bandwidth_gbs: 10, capacity_gb: 1}]\nplatform: p\nport_bits: 100\n",
+     "port_bits 100 must be a multiple of 8"),
 ])
 def test_malformed_device_file_is_one_line_exit_2(tmp_path, exported, text, needle):
     f = tmp_path / "board.yaml"
@@ -114,6 +117,26 @@ def test_user_device_file_and_unknown_name(tmp_path, exported):
     assert "myboard" in r.stdout
     r = run_cli("schedule", exported("mlp_w4"), "--device", "u9999")
     assert r.returncode == 2 and "unknown device" in r.stderr and one_error_line(r.stderr)
+
+
+def test_the_port_width_is_the_devices_unless_given(tmp_path, exported):
+    """A schedule's AXI port width (its streams' beats, its off-chip bandwidth per port) is the
+    device file's port_bits (128 on the Zynq UltraScale+ boards, 512 on Alveo cards and where a
+    file gives none), and --port-bits overrides it."""
+    assert (load_device("ultra96v2").port_bits, load_device("kv260").port_bits, load_device("u280").port_bits) == \
+        (128, 128, 512)
+    text = open(load_device("ultra96v2").path).read().replace("name: ultra96v2", "name: myboard")
+    f = tmp_path / "myboard.yaml"
+    f.write_text("\n".join(line for line in text.splitlines() if not line.startswith("port_bits")))
+    assert load_device(str(f)).port_bits == 512
+    bits = {}
+    for name, dev, extra in (("u96", "ultra96v2", ()), ("mine", f, ()), ("given", "ultra96v2", ("--port-bits", "64"))):
+        js = tmp_path / f"{name}.json"
+        r = run_cli("schedule", exported("demo_cnn"), "--device", dev, "--json", js, *extra)
+        assert r.returncode == 0, r.stderr
+        doc = json.loads(js.read_text())
+        bits[name] = (doc["port_bits"], doc["stream_in_cycles"])
+    assert bits == {"u96": (128, 192), "mine": (512, 48), "given": (64, 384)}
 
 
 # ----------------------------------------------------------------------------- cost model
@@ -250,12 +273,13 @@ def test_auto_fits_as_emitted(zoo_export):
 
 
 def test_auto_splits_stages_when_it_pays(zoo_export):
-    """InTAR's MLP (W8A8) on the KV260: two dataflow stages, which together fit the cap, beat
-    both single-stage designs."""
+    """InTAR's MLP (W8A8) on the KV260 with 512-bit AXI ports (InTAR's U280 designs' width): two
+    dataflow stages, which together fit the cap, beat both single-stage designs. (At the KV260's
+    own 128-bit ports, its device file's, streaming the weights bounds every schedule alike.)"""
     g = pipeline.load(str(zoo_export("intar-mlp", act_bits=8, weight_bits=8)), {})
     dev = load_device("kv260")
-    a = schedule(g, dev, ScheduleOptions(mode="auto"))
-    pure = [schedule(g, dev, ScheduleOptions(mode=m)).total_cycles for m in ("dataflow", "sequential")]
+    a = schedule(g, dev, ScheduleOptions(mode="auto", port_bits=512))
+    pure = [schedule(g, dev, ScheduleOptions(mode=m, port_bits=512)).total_cycles for m in ("dataflow", "sequential")]
     assert len(a.stages) > 1 and a.total_cycles < min(pure), (a.total_cycles, pure)
     assert fits(a.resources, a.budget) and a.resources.dsp == sum(st.resources.dsp for st in a.stages)
 
@@ -353,7 +377,8 @@ def test_schedule_cli_json_and_plot(exported, tmp_path):
         assert st["mode"] in ("dataflow", "sequential") and st["tasks"] and st["cycles"] > 0
     assert doc["total_cycles"] == (sum(st["cycles"] for st in doc["stages"]) + doc["stream_in_cycles"]
                                    + doc["stream_out_cycles"] + doc["control_cycles"])
-    assert doc["stream_in_cycles"] == -(-3 * 32 * 32 // 64)          # demo_cnn's 3x32x32 int8 input, 64 per beat
+    # demo_cnn's 3x32x32 int8 input, 16 a beat of the Ultra96's 128-bit ports (its device file's port_bits)
+    assert doc["port_bits"] == 128 and doc["stream_in_cycles"] == -(-3 * 32 * 32 // 16)
     assert abs(doc["latency_ms"] - doc["total_cycles"] / (doc["clock_mhz"] * 1e3)) < 1e-6
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10000
 

@@ -32,7 +32,8 @@ def resource_line(res: Resources, device: Device, cap: Resources) -> str:
 
 def format_schedule(s: Schedule, device: Device) -> str:
     lines = [f"model {display_name(s.model)} on {device.name} ({device.part}), {s.clock_mhz:g} MHz, "
-             f"resource cap {s.resource_cap:g}, mode {s.mode}, objective {s.objective}, batch {s.batch}",
+             f"resource cap {s.resource_cap:g}, mode {s.mode}, objective {s.objective}, batch {s.batch}, "
+             f"AXI ports {s.port_bits} bits",
              MODELED]
     for st in s.stages:
         head = f"stage {st.index}  {st.mode:10s} start {st.start:>12,d}  cycles {st.cycles:>12,d}"

@@ -18,6 +18,7 @@ from ..errors import HlsgenError
 DEVICE_DIR = Path(__file__).parent / "devices"
 DSP_TYPES = ("DSP48E2", "DSP58")
 RESOURCES = ("dsp", "bram18", "uram", "lut", "ff")
+PORT_BITS = 512          # a device file's port_bits where it gives none
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,10 @@ class Device:
     platform: str
     sources: Dict[str, str] = field(default_factory=dict)
     path: str = ""
+    # the width of the AXI ports the kernel's off-chip reads and writes and its streams run on
+    # (the schedule's port_bits unless --port-bits says otherwise): 512 on Alveo cards, 128 on
+    # the Zynq UltraScale+ boards (their PL-to-PS S_AXI_HP ports)
+    port_bits: int = PORT_BITS
 
     def resource(self, kind: str) -> int:
         return getattr(self, kind)
@@ -63,7 +68,12 @@ class Device:
         return {"name": self.name, "part": self.part, "dsp": self.dsp, "dsp_type": self.dsp_type,
                 "bram18": self.bram18, "uram": self.uram, "lut": self.lut, "ff": self.ff, "slr": self.slr,
                 "memories": [m.__dict__ for m in self.memories], "clock_mhz": self.clock_mhz,
-                "platform": self.platform}
+                "platform": self.platform, "port_bits": self.port_bits}
+
+
+def port_bits_ok(bits: int) -> bool:
+    """Whether an AXI port of `bits` is one hlsgen builds: a multiple of 8 from 8 to 1024."""
+    return bits % 8 == 0 and 8 <= bits <= 1024
 
 
 def device_names() -> List[str]:
@@ -114,7 +124,9 @@ def parse_device(data, where: str) -> Device:
                  ff=_require(data, "ff", int, where), slr=max(1, _require(data, "slr", int, where)),
                  memories=memories, clock_mhz=float(_require(data, "clock_mhz", float, where)),
                  platform=_require(data, "platform", str, where), sources={str(k): str(v) for k, v in sources.items()},
-                 path=where)
+                 path=where, port_bits=_require(data, "port_bits", int, where) if "port_bits" in data else PORT_BITS)
+    if not port_bits_ok(dev.port_bits):
+        raise HlsgenError(f"device file {where}: port_bits {dev.port_bits} must be a multiple of 8 from 8 to 1024")
     if dev.dsp == 0 or dev.lut == 0:
         raise HlsgenError(f"device file {where}: a device needs DSPs and LUTs (dsp count {dev.dsp}, lut {dev.lut})")
     return dev

@@ -51,7 +51,7 @@ from ..ops import OPS
 from .cost import (BRAM18_BITS, URAM_BITS, Folding, Resources, TaskOption, budget, core_dsp, evaluate, fifo, fits,
                    onchip_bits, pareto, pareto_options, pools_dsp, port_bytes_per_cycle, shortfall, storage,
                    transfer_cycles)
-from .device import RESOURCES, Device
+from .device import RESOURCES, Device, port_bits_ok
 from .schedule import Buffer, Schedule, Stage, TaskPlan, format_segmentation, parse_segmentation
 
 MODES = ("auto", "dataflow", "sequential")    # a Schedule's mode may also be "fixed" (--stages)
@@ -130,7 +130,7 @@ class ScheduleOptions:
     resource_cap: float = 0.8
     objective: str = "latency"
     batch: int = 1
-    port_bits: int = 512
+    port_bits: Optional[int] = None          # None: the device's (Device.port_bits)
     max_segment: int = 24
     weights: str = "auto"                     # auto | onchip | offchip
     io: str = "auto"                          # the graph's inputs and outputs: IO_CHOICES | offchip:PORT,..
@@ -152,7 +152,7 @@ class ScheduleOptions:
         if self.weights not in ("auto", "onchip", "offchip"):
             raise HlsgenError(f"weights placement {self.weights!r}: choose auto, onchip or offchip")
         check_io(self.io)
-        if self.port_bits % 8 or not (8 <= self.port_bits <= 1024):
+        if self.port_bits is not None and not port_bits_ok(self.port_bits):
             raise HlsgenError(f"port width {self.port_bits} bits: use a multiple of 8 up to 1024")
         if self.stages:
             self.segmentation()
@@ -192,6 +192,8 @@ class Problem:
 
     def __init__(self, graph: Graph, device: Device, opts: ScheduleOptions):
         opts.check()
+        if opts.port_bits is None:
+            opts = replace(opts, port_bits=device.port_bits)
         self.g, self.dev, self.opts = graph, device, opts
         self.clock = float(opts.clock_mhz or device.clock_mhz)
         self.tasks = list(graph.tasks)
