@@ -210,3 +210,25 @@ def test_wide_route_lists_are_concatenated_literals(monkeypatch):
     monkeypatch.setattr(act_mem, "LITERAL_BITS", 8)
     assert act_mem.packed_literal([1, 2, 3], 4) == "{4'h3, 8'h21}"
     assert act_mem.packed_literal([5, 6, 7, 1, 2], 5) == "{5'h2, 5'h1, 5'h7, 5'h6, 5'h5}"
+
+
+def test_the_routing_fit_is_the_fit_of_its_points():
+    """banking.ROUTE_FIT is what benchmarks/bank_fit.py fits on benchmarks/bank_fit_points.json
+    (synthesized regions), and that fit prices each design's routing within 15% in total when
+    the design is left out of the points it is fitted on."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bank_fit.py"
+    spec = importlib.util.spec_from_file_location("bank_fit", path)
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    rows = fit.load()
+    assert fit.fit(rows) == banking.ROUTE_FIT
+    assert {d for d, _, _ in fit.left_out(rows)} >= {"make demo, 128-bit ports", "demo_cnn capped"}
+    assert all(abs(total) <= 0.15 for _, total, _ in fit.left_out(rows)), fit.left_out(rows)
+    # the points' regions are priced as the plan prices them: a region's route_inputs give its logic
+    p = plan([conv()])
+    for r in p["regions"]:
+        i = r["route_inputs"]
+        assert banking.route_logic(i["nr"], i["pr"], i["pw"], r["banks"], i["depth"], i["sb"],
+                                   i["register_bits"]).as_dict() == r["logic"]

@@ -72,14 +72,16 @@ IN_PHASE, OUT_PHASE = (-1, ""), (1 << 30, "")      # the input streams' and outp
 #   has them inside).
 TDP_REG_DEPTH = 16
 REG_DEPTH = 2
-# The routing logic of a region, LUTs: a least-squares fit (all coefficients positive) on the 12
-# distinct regions of two synthesized designs and 12 two-bank probes (docs/rtl.md): per write
-# port-bank pair and data bit (the bank's write data mux), per port-bank pair and in-bank
-# address bit (address muxes and the compares that share a read), per bit of a bank held in
-# registers (its write enables and read mux), and per read pair beyond a port's first and data
-# bit (a read port's word picked among its banks). Its flip-flops: each read port's enable,
-# port and bank, one cycle on.
-LOGIC_WRITE_BIT, LOGIC_ADDR_BIT, LOGIC_REG_BIT, LOGIC_READ_BIT = 1.8, 2.9, 1.5, 0.2
+# The routing logic of a region, LUTs: per term of route_terms, a least-squares fit (no
+# coefficient negative) on the synthesized regions in benchmarks/bank_fit_points.json (23 rows:
+# five designs and five two-bank probes; `benchmarks/bank_fit.py` refits them and scores each
+# design left out of its own fit, docs/rtl.md): per read port-bank pair and in-bank address bit
+# (a bank port's address mux, and the compares by which reads of one word share a port), per
+# write pair and address bit (the address and data muxes of a bank's write port), per bit of a
+# bank held in registers (its write enables and read mux), and per read pair beyond a port's
+# first and data bit (a read port's word picked among its banks). Its flip-flops: each read
+# port's enable, port and bank, one cycle on.
+ROUTE_FIT = {"read_addr_bits": 8.02, "write_addr_bits": 2.33, "register_bits": 2.47, "extra_read_bits": 1.29}
 
 
 def in_registers(depth: int, two_writes: bool) -> bool:
@@ -103,13 +105,21 @@ def bank_cost(depth: int, sb: int, two_writes: bool, device) -> Resources:
     return storage(bits, sb, device)
 
 
-def route_logic(nr: int, pr: int, pw: int, nb: int, depth: int, sb: int, register_bits: int) -> Resources:
-    """The routing logic of a region's memory (one copy): nr read ports, pr read and pw write
-    port-bank pairs, nb banks of `depth` words of sb bits, register_bits of them in registers."""
+def route_terms(nr: int, pr: int, pw: int, depth: int, sb: int, register_bits: int) -> Dict[str, int]:
+    """What the routing logic of a region's memory grows with (ROUTE_FIT's terms): nr read ports,
+    pr read and pw write port-bank pairs, banks of `depth` words of sb bits, register_bits of
+    them in registers."""
     db = max(1, (depth - 1).bit_length())
-    lut = (LOGIC_WRITE_BIT * pw * sb + LOGIC_ADDR_BIT * (pr + pw) * db + LOGIC_REG_BIT * register_bits
-           + LOGIC_READ_BIT * max(0, pr - nr) * sb)
-    return Resources(lut=int(round(lut)), ff=nr * (2 + max(1, (nb - 1).bit_length())))
+    return {"read_addr_bits": pr * db, "write_addr_bits": pw * db, "register_bits": register_bits,
+            "extra_read_bits": max(0, pr - nr) * sb}
+
+
+def route_logic(nr: int, pr: int, pw: int, nb: int, depth: int, sb: int, register_bits: int) -> Resources:
+    """The routing logic of a region's memory: route_terms priced by ROUTE_FIT, and nb banks'
+    read port registers."""
+    terms = route_terms(nr, pr, pw, depth, sb, register_bits)
+    return Resources(lut=int(round(sum(ROUTE_FIT[k] * v for k, v in terms.items()))),
+                     ff=nr * (2 + max(1, (nb - 1).bit_length())))
 
 
 class _Regions:
@@ -609,10 +619,19 @@ def _priced(pat: _Patterns, reg: _Regions, r: int, b: Tuple[int, int, int], wors
     regs = depth * sb * (tdp * in_registers(depth, True) + (nb - tdp) * in_registers(depth, False))
     readers = [c for c in routes if c not in writing]
     npr = sum(len(x) for c in readers for x in routes[c])
-    logic = route_logic(sum(1 for c in readers for x in routes[c] if x), npr, (paths - npr) * n, nb, depth, sb, regs * n)
+    args = (sum(1 for c in readers for x in routes[c] if x), npr, (paths - npr) * n)
+    logic = route_logic(*args, nb, depth, sb, regs * n)
+    rports = np.zeros(nb, dtype=np.int64)
+    for c in readers:
+        for banks in routes[c]:
+            rports[list(banks)] += 1
     return {"Bc": b[0], "Bh": b[1], "Bw": b[2], "Kwh": b[3], "Kch": b[4], "Kcw": b[5], "banks": nb, "depth": depth, "worst": worst, "allowed": allowed,
             "routes": routes, "paths": paths, "full_paths": sum(1 for lanes_ in routes.values() for x in lanes_ if x) * nb,
-            "two_writes": two, "two_write_banks": tdp, "bank_storage": bank.times(n).as_dict(), "logic": logic.as_dict()}
+            "two_writes": two, "two_write_banks": tdp, "bank_storage": bank.times(n).as_dict(), "logic": logic.as_dict(),
+            # what route_logic priced (benchmarks/bank_fit.py fits it on these), and each bank's
+            # routed read and write ports (a copy's)
+            "route_inputs": {"nr": args[0], "pr": args[1], "pw": args[2], "depth": depth, "sb": sb,
+                             "register_bits": regs * n, "read_fanin": rports.tolist(), "write_fanin": wports.tolist()}}
 
 
 def shape_text(o: Dict) -> str:

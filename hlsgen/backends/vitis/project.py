@@ -345,8 +345,9 @@ def _banks_md(b: Dict, device) -> List[str]:
              f"cycle), is {res(wh)}" + ("" if b["served"] else f". NOT SERVED: {unserved(b, _label)}"),
              f"- routing (each bank's port muxes, each read port's word among its banks, the address compares): "
              f"{lg['lut']:,} LUT, {lg['ff']:,} FF",
-             f"- the memory as synthesis builds it (MODELED: Yosys synth_xilinx's mapping of hlsgen_bank_mem, its LUTs "
-             f"fitted on synthesized regions, docs/rtl.md \"The banks priced as synthesized\"; `make "
+             f"- the memory as synthesis builds it (MODELED: Yosys synth_xilinx's mapping of hlsgen_bank_mem, its routing "
+             f"LUTs fitted on synthesized regions, within 15% of each design's left out of the fit: "
+             f"benchmarks/bank_fit.py, docs/rtl.md \"The banks priced as synthesized\"; `make "
              f"synth-yosys SCOPE=mem` synthesizes them): {tot['bram18']} BRAM18, "
              f"{tot['uram']} URAM, {tot['lut']:,} LUT, {tot['ff']:,} FF, " +
              (f"more than {device.name} has ({', '.join(over)}): the RTL's memory does not fit the device, though the "
