@@ -42,7 +42,7 @@ def load(path: Path = POINTS) -> List[Dict]:
     for r in rows:
         r["terms"] = dict.fromkeys(TERMS, 0)
         for b in r["banks"]:
-            for k, v in route_terms(b["nr"], b["pr"], b["pw"], b["depth"], b["sb"], b["register_bits"]).items():
+            for k, v in route_terms(b).items():
                 r["terms"][k] += v
     return rows
 

@@ -357,7 +357,8 @@ def test_bank_mem_synthesizes_to_the_modeled_storage(tmp_path, case):
     depth = c * h * w // 2
     tdp = bool(two) and nw >= 2                  # both write ports reach both banks
     bank = banking.bank_cost(depth, sb, tdp, load_device("ultra96v2")).times(2)
-    logic = banking.route_logic(1, 2, 2 * nw, 2, depth, sb, 2 * depth * sb * banking.in_registers(depth, tdp))
+    logic = banking.route_logic({"nr": 1, "pr": 2, "pw": 2 * nw, "depth": depth, "sb": sb,
+                                 "register_bits": 2 * depth * sb * banking.in_registers(depth, tdp)}, 2)
     assert (got["BRAM18"], got["LUTRAM"]) == (bank.bram18, bank.lut), (kind, cells, bank)
     assert kind.split()[-1] in cells or (kind == "registers" and not any(k.startswith("RAM") for k in cells)), cells
     assert abs(got["FF"] - bank.ff - logic.ff) <= 3, (cells, bank, logic)

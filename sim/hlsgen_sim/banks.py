@@ -182,7 +182,8 @@ def planned(design: Dict, t: Dict[str, np.ndarray]) -> Dict:
             worst, at = int(cnt[i]), int(u[i] // reg["banks"] // len(names))
             pairs = np.unique(cyc * len(names) + who)
             met = int(np.unique(pairs // len(names), return_counts=True)[1].max())
-        out.append({"region": reg["region"], "Bc": reg["Bc"], "Bh": reg["Bh"], "Bw": reg["Bw"], "banks": reg["banks"],
+        out.append({"region": reg["region"], "Bc": reg["Bc"], "Bh": reg["Bh"], "Bw": reg["Bw"],
+                    **{k: int(reg.get(k, 0)) for k in ("Kwh", "Kch", "Kcw")}, "banks": reg["banks"],
                     "copies": reg["copies"], "allowed": reg["allowed"], "ports": reg["ports"], "worst": worst,
                     "cycle": at, "clients_met": met,
                     "ok": bool(worst <= reg["allowed"] and met <= max(1, reg["ports"]))})

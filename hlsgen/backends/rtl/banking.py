@@ -105,21 +105,21 @@ def bank_cost(depth: int, sb: int, two_writes: bool, device) -> Resources:
     return storage(bits, sb, device)
 
 
-def route_terms(nr: int, pr: int, pw: int, depth: int, sb: int, register_bits: int) -> Dict[str, int]:
-    """What the routing logic of a region's memory grows with (ROUTE_FIT's terms): nr read ports,
-    pr read and pw write port-bank pairs, banks of `depth` words of sb bits, register_bits of
-    them in registers."""
-    db = max(1, (depth - 1).bit_length())
-    return {"read_addr_bits": pr * db, "write_addr_bits": pw * db, "register_bits": register_bits,
-            "extra_read_bits": max(0, pr - nr) * sb}
+def route_terms(inputs: Dict) -> Dict[str, int]:
+    """What the routing logic of a region's memory grows with (ROUTE_FIT's terms), from its
+    route_inputs (a plan region's, _priced): nr read ports, pr read and pw write port-bank pairs,
+    banks of `depth` words of sb bits, register_bits of them in registers."""
+    db = max(1, (inputs["depth"] - 1).bit_length())
+    return {"read_addr_bits": inputs["pr"] * db, "write_addr_bits": inputs["pw"] * db,
+            "register_bits": inputs["register_bits"], "extra_read_bits": max(0, inputs["pr"] - inputs["nr"]) * inputs["sb"]}
 
 
-def route_logic(nr: int, pr: int, pw: int, nb: int, depth: int, sb: int, register_bits: int) -> Resources:
-    """The routing logic of a region's memory: route_terms priced by ROUTE_FIT, and nb banks'
-    read port registers."""
-    terms = route_terms(nr, pr, pw, depth, sb, register_bits)
+def route_logic(inputs: Dict, nb: int) -> Resources:
+    """The routing logic of a region's memory of nb banks: route_terms priced by ROUTE_FIT, and
+    each read port's registers."""
+    terms = route_terms(inputs)
     return Resources(lut=int(round(sum(ROUTE_FIT[k] * v for k, v in terms.items()))),
-                     ff=nr * (2 + max(1, (nb - 1).bit_length())))
+                     ff=inputs["nr"] * (2 + max(1, (nb - 1).bit_length())))
 
 
 class _Regions:
@@ -227,7 +227,14 @@ class _Patterns:
         return np.unique(np.concatenate(full), axis=0)
 
 
-def _worst(codes: np.ndarray, dims: Tuple[int, int, int], b: Tuple[int, int, int]) -> int:
+Shape = Tuple[int, ...]      # (Bc, Bh, Bw), or (Bc, Bh, Bw, Kwh, Kch, Kcw) with its skews
+
+
+def _nbanks(b: Shape) -> int:
+    return b[0] * b[1] * b[2]
+
+
+def _worst(codes: np.ndarray, dims: Tuple[int, int, int], b: Shape) -> int:
     """The most different words of one cycle of one client that fall into one bank."""
     if codes.size == 0:
         return 0
@@ -279,27 +286,23 @@ def _copies(pat: _Patterns, r: int, copies: int) -> Dict[str, int]:
 
 
 def _choose(codes: np.ndarray, dims: Tuple[int, int, int], size: int, allowed: int,
-            skewed: bool = False) -> Tuple[Tuple[int, ...], int]:
+            skewed: bool = False) -> Tuple[Shape, int]:
     """(Bc, Bh, Bw, Kwh, Kch, Kcw) and the worst it leaves: the fewest banks, then the fewest
     words, then the fewest skews, that serve every pattern at `allowed` words a bank (skewed:
     skews tried, else none); where none does, the fewest such words."""
     cands = sorted(((bc, bh, bw) for bc in _pow2s(dims[0]) for bh in _pow2s(dims[1]) for bw in _pow2s(dims[2])
                     if bc * bh * bw <= MAX_BANKS),
-                   key=lambda b: (b[0] * b[1] * b[2], _depth(dims, b, size) * b[0] * b[1] * b[2], b))
-    # no shape serves a cycle of more distinct words than its banks take
+                   key=lambda b: (_nbanks(b), _depth(dims, b, size) * _nbanks(b), b))
+    # no skew serves a cycle of more distinct words than a shape's banks take
     most = int((codes >= 0).sum(axis=1).max()) if codes.size else 0
     best = None
     for b in cands:
-        if skewed and most > allowed * b[0] * b[1] * b[2]:
-            continue
-        for k in (_skews(b) if skewed else [(0, 0, 0)]):
+        for k in (_skews(b) if skewed and most <= allowed * _nbanks(b) else [(0, 0, 0)]):
             worst = _worst(codes, dims, (*b, *k))
             if worst <= allowed:
                 return (*b, *k), worst
             if best is None or worst < best[1]:
                 best = ((*b, *k), worst)
-    if best is None:                         # (skewed, where every shape has too few banks)
-        return _choose(codes, dims, size, allowed)
     return best
 
 
@@ -421,7 +424,7 @@ class _Routes:
     ports on the memory) and the banks it reaches: every access of every word enumerated, or,
     where a word has more than ROUTE_ENUM, all the region's banks for that word's lanes."""
 
-    def __init__(self, reg: _Regions, chosen: Dict[int, List[Tuple[int, int, int]]]):
+    def __init__(self, reg: _Regions, chosen: Dict[int, List[Shape]]):
         self.reg, self.chosen = reg, chosen                 # per region, the bank shapes to route for
         self.pairs: Dict[Tuple[int, int, str], List[np.ndarray]] = {}
         self.whole: Dict[Tuple[int, str], set] = {}       # lanes given every bank (not enumerated)
@@ -439,14 +442,14 @@ class _Routes:
                 continue
             c, h, w = self.reg.coords(r, addr[m])
             for k, b in enumerate(self.chosen[r]):
-                nb = b[0] * b[1] * b[2]
+                nb = _nbanks(b)
                 self.pairs.setdefault((r, k, client), []).append(np.unique(ports[m] * nb + bank_of(c, h, w, b)))
 
     def of(self, r: int, k: int = 0) -> Dict[str, List[List[int]]]:
         """Region r's routes in its k-th bank shape: per client, per port up to its highest, the
         banks it reaches."""
         b = self.chosen[r][k]
-        nb = b[0] * b[1] * b[2]
+        nb = _nbanks(b)
         out: Dict[str, List[List[int]]] = {}
         clients = {c for (q, _, c) in self.pairs if q == r} | {c for (q, c) in self.whole if q == r}
         for client in sorted(clients):
@@ -532,7 +535,7 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
     # per region its bank shapes: the fewest banks that serve at the words a bank may take, and,
     # where one client at a time may put two words into a bank, also the fewest at one word (no
     # bank then needs a true dual port): the cheaper of the two is built (below)
-    options: Dict[int, List[Tuple[Tuple[int, int, int], int, int]]] = {}
+    options: Dict[int, List[Tuple[Shape, int, int]]] = {}
     for r in range(len(reg.names)):
         codes, allowed = pat.patterns(r), _allowed(pat, r)
         words_at = [allowed]
@@ -545,7 +548,7 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
                 options[r].append((*plain, a))
             # skewed banks, where they serve with fewer banks than plain ones
             b, worst = _choose(codes, reg.dims[r], reg.sizes[r], a, skewed=True)
-            if worst <= a and (plain[1] > a or b[0] * b[1] * b[2] < plain[0][0] * plain[0][1] * plain[0][2]):
+            if worst <= a and (plain[1] > a or _nbanks(b) < _nbanks(plain[0])):
                 options[r].append((b, worst, a))
     rt = _Routes(reg, {r: [b for b, _, _ in o] for r, o in options.items()})
     for a in accesses:
@@ -595,12 +598,12 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
             "whole_storage": total("whole_storage"), "regions": out}
 
 
-def _priced(pat: _Patterns, reg: _Regions, r: int, b: Tuple[int, int, int], worst: int, allowed: int,
+def _priced(pat: _Patterns, reg: _Regions, r: int, b: Shape, worst: int, allowed: int,
             routes: Dict[str, List[List[int]]], copies: int, sb: int, device) -> Dict:
     """Region r in banks of shape b (serving `allowed` words a bank a cycle), with these routes:
     its banks, routes and what they cost as synthesis builds them (bank_cost, route_logic)."""
     dims, size = reg.dims[r], reg.sizes[r]
-    nb = b[0] * b[1] * b[2]
+    nb = _nbanks(b)
     paths = sum(len(x) for lanes_ in routes.values() for x in lanes_)
     depth = _depth(dims, b, size)
     # hlsgen_bank_mem's TWO_WRITES (act_mem.bank_memory passes `two_writes` on): a second write
@@ -608,30 +611,32 @@ def _priced(pat: _Patterns, reg: _Regions, r: int, b: Tuple[int, int, int], wors
     # written through both ports where two write ports reach it
     writing = sorted({c for v in pat.phases.get(r, {}).values() for c, w in v if w} & set(routes))
     two = bool(writing) and (allowed >= 2 or len(writing) >= 2)
-    wports = np.zeros(nb, dtype=np.int64)
-    for c in writing:
-        for banks in routes[c]:
-            wports[list(banks)] += 1
+    wports = _fanin(routes, writing, nb)
     tdp = int((wports >= 2).sum()) if two else 0
     # every copy holds every bank and takes every write; a copy's readers are its own
     n = max(1, copies)
     bank = bank_cost(depth, sb, True, device).times(tdp).plus([bank_cost(depth, sb, False, device).times(nb - tdp)])
     regs = depth * sb * (tdp * in_registers(depth, True) + (nb - tdp) * in_registers(depth, False))
     readers = [c for c in routes if c not in writing]
-    npr = sum(len(x) for c in readers for x in routes[c])
-    args = (sum(1 for c in readers for x in routes[c] if x), npr, (paths - npr) * n)
-    logic = route_logic(*args, nb, depth, sb, regs * n)
-    rports = np.zeros(nb, dtype=np.int64)
-    for c in readers:
+    rports = _fanin(routes, readers, nb)
+    # what route_logic prices (benchmarks/bank_fit.py fits it on these), and each bank's routed
+    # read and write ports (a copy's)
+    inputs = {"nr": sum(1 for c in readers for x in routes[c] if x), "pr": int(rports.sum()),
+              "pw": int(wports.sum()) * n, "depth": depth, "sb": sb, "register_bits": regs * n,
+              "read_fanin": rports.tolist(), "write_fanin": wports.tolist()}
+    return {"Bc": b[0], "Bh": b[1], "Bw": b[2], "Kwh": b[3], "Kch": b[4], "Kcw": b[5], "banks": nb, "depth": depth,
+            "worst": worst, "allowed": allowed, "routes": routes, "paths": paths, "full_paths": sum(1 for lanes_ in routes.values() for x in lanes_ if x) * nb,
+            "two_writes": two, "two_write_banks": tdp, "bank_storage": bank.times(n).as_dict(),
+            "logic": route_logic(inputs, nb).as_dict(), "route_inputs": inputs}
+
+
+def _fanin(routes: Dict[str, List[List[int]]], clients: Sequence[str], nb: int) -> np.ndarray:
+    """Per bank, the ports of these clients routed to it."""
+    out = np.zeros(nb, dtype=np.int64)
+    for c in clients:
         for banks in routes[c]:
-            rports[list(banks)] += 1
-    return {"Bc": b[0], "Bh": b[1], "Bw": b[2], "Kwh": b[3], "Kch": b[4], "Kcw": b[5], "banks": nb, "depth": depth, "worst": worst, "allowed": allowed,
-            "routes": routes, "paths": paths, "full_paths": sum(1 for lanes_ in routes.values() for x in lanes_ if x) * nb,
-            "two_writes": two, "two_write_banks": tdp, "bank_storage": bank.times(n).as_dict(), "logic": logic.as_dict(),
-            # what route_logic priced (benchmarks/bank_fit.py fits it on these), and each bank's
-            # routed read and write ports (a copy's)
-            "route_inputs": {"nr": args[0], "pr": args[1], "pw": args[2], "depth": depth, "sb": sb,
-                             "register_bits": regs * n, "read_fanin": rports.tolist(), "write_fanin": wports.tolist()}}
+            out[list(banks)] += 1
+    return out
 
 
 def shape_text(o: Dict) -> str:
