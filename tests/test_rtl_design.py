@@ -230,7 +230,10 @@ def test_the_memory_is_built_in_its_planned_banks(exported, tmp_path):
     the word the one array beside the banks holds; with the first region's read ports listing no
     bank, their reads are off their routes, the banks raise `conflict`, and the simulation fails
     naming the memory. `make sim SIM_ARGS=--flat-mem` simulates the same design with the memory
-    as one array (rtl/hlsgen_top_mem_flat.sv): the same outputs in the same cycles."""
+    as one array (rtl/hlsgen_top_mem_flat.sv): the same outputs in the same cycles. A port that is
+    a lane of one memory alone takes that memory's enable and word without its region compare;
+    the compare still watches it: with the first region's span halved, the reads of its upper
+    half are in no region, and the simulation fails on `conflict` though every word is right."""
     import re
     # make demo's design
     out = tmp_path / "prj"
@@ -260,6 +263,14 @@ def test_the_memory_is_built_in_its_planned_banks(exported, tmp_path):
     pairs = sum(int(pr) + int(pw) for pr, pw in mems)
     assert plan["paths"] <= pairs <= plan["paths"] + 2 * len(mems) and plan["paths"] < plan["full_paths"], \
         (pairs, plan["paths"], plan["full_paths"])
+    # make demo's memories: every port of region 0 is its alone (no other region's lane)
+    assert re.search(r"localparam bit region0_RA\[\d+\] = '\{1(, 1)*\};", text), text[:3000]
+    hit = "region0_rhit[j] = 32'(a) < 4096;"
+    assert text.count(hit) == 1
+    wrap.write_text(text.replace(hit, "region0_rhit[j] = 32'(a) < 2048;"))
+    r, res = sim(out)
+    assert r.returncode != 0 and not res["passed"] and res["act_mem_banks"]["conflict"], res
+    assert res["mismatches"] == 0 and res["act_mem_banks"]["differs"] is False, res
     # take the first region's read routes away: none of its read ports lists a bank
     rpp = re.search(r"\.RPP\(([^)]*)\)", text).group(1)
     wrap.write_text(text.replace(f".RPP({rpp})", f".RPP({rpp.split(chr(39))[0]}'h0)", 1))

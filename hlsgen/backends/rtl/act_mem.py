@@ -3,6 +3,7 @@ each client of the top (hlsgen_top.sv) takes."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Dict, Iterable, List, Tuple
 
 from ..vitis.cpp import label
@@ -94,11 +95,47 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
                          # a second write port: the plan's (banking._priced)
                          "TWO_WRITES": int(bool(lanes["w"]) and bool(reg["two_writes"])),
                          "FILE": file})
+    # a port that is a lane of one memory alone needs no region compare on its data path: every
+    # access it makes is in that memory's region, or `conflict` fails the simulation (and the
+    # addresses come from the configuration words, not from the data, so a simulation that
+    # passes has made every access the design ever makes). Its enable and its word are the
+    # memory's, ungated; the compare is kept for `conflict` only, which synthesis drops.
+    lanes_of = {k: Counter(g for m in mems for g in m[k]) for k in ("reads", "writes")}
+    for m in mems:
+        m["alone"] = {k: [int(lanes_of[k][g] == 1) for g in m[k]] for k in ("reads", "writes")}
     for m in mems:
         m["params"] = {"SB": int(amem["SB"]), **{k: m[k] for k in ("N", "C", "H", "W", "LBC", "LBH", "LBW", "KWH", "KCH", "KCW")},
                        "NR": max(1, len(m["reads"])), "NW": max(1, len(m["writes"])), "CB": cb,
                        "TWO_WRITES": m["TWO_WRITES"], **m["routes"]}
     return {"mems": mems, "images": images, "CB": cb}
+
+
+# hlsgen_top_mem's own logic around its memories, as Yosys synth_xilinx maps it: a fit on the
+# designs of benchmarks/decode_points.json (`benchmarks/decode_fit.py` refits it and prints each
+# design's error; `make synth-yosys SCOPE=mem` synthesizes a project's as `decode`). A lane whose
+# port is a lane of other memories too is gated: a read port of R memories picks its word among
+# them by their compares a cycle late (an AND-OR of R pairs a bit: ceil(R / 3) LUT6s), and each
+# gated lane's enable waits for its compare (per address bit). The constant divides of a split
+# that is not by bits are per lane and address bit.
+DECODE_FIT = {"read_pick_bits": 1.3, "gated_address_bits": 0.15, "divide_address_bits": 1.16}
+
+
+def decode_inputs(mems: List[Dict], ab: int, sb: int) -> Dict[str, int]:
+    """What DECODE_FIT prices, counted from bank_memory's memories (their lanes and `alone` flags)
+    and the memory's address and word bits."""
+    gated_reads = sum(1 - a for m in mems for a in m["alone"]["reads"])
+    gated = gated_reads + sum(1 - a for m in mems for a in m["alone"]["writes"])
+    fanin = Counter(g for m in mems for g in m["reads"])
+    divides = sum((len(m["reads"]) + len(m["writes"])) * len([d for d in m["split"]["dividers"].split(",") if d.strip()])
+                  for m in mems)
+    return {"gated_reads": gated_reads, "gated_lanes": gated, "divides": divides,
+            "read_pick_bits": sb * sum(-(-n // 3) for n in fanin.values() if n > 1),
+            "gated_address_bits": gated * ab, "divide_address_bits": divides * ab}
+
+
+def decode_logic(inputs: Dict[str, int]) -> Dict[str, int]:
+    """The decode's LUTs (the fit) and flip-flops (a gated read lane's registered compare)."""
+    return {"lut": int(round(sum(DECODE_FIT[k] * inputs[k] for k in DECODE_FIT))), "ff": int(inputs["gated_reads"])}
 
 
 def coordinate_bits(dims: Iterable[int]) -> int:
