@@ -126,8 +126,7 @@ def decode_inputs(mems: List[Dict], ab: int, sb: int) -> Dict[str, int]:
     gated_reads = sum(1 - a for m in mems for a in m["alone"]["reads"])
     gated = gated_reads + sum(1 - a for m in mems for a in m["alone"]["writes"])
     fanin = Counter(g for m in mems for g in m["reads"])
-    divides = sum((len(m["reads"]) + len(m["writes"])) * len([d for d in m["split"]["dividers"].split(",") if d.strip()])
-                  for m in mems)
+    divides = sum((len(m["reads"]) + len(m["writes"])) * m["split"]["divides"] for m in mems)
     return {"gated_reads": gated_reads, "gated_lanes": gated, "divides": divides,
             "read_pick_bits": sb * sum(-(-n // 3) for n in fanin.values() if n > 1),
             "gated_address_bits": gated * ab, "divide_address_bits": divides * ab}
@@ -150,14 +149,14 @@ def region_hit(var: str, base: int, size: int) -> str:
     return (f"{var} >= {base} && " if base else "") + f"32'({var}) < {base + size}"
 
 
-def coordinate_split(var: str, dims: Tuple[int, int, int, int]) -> Dict[str, str]:
+def coordinate_split(var: str, dims: Tuple[int, int, int, int]) -> Dict[str, object]:
     """SystemVerilog expressions of the coordinates (n, c, h, w) of the word at unsigned offset
     `var` (AB bits) of a row-major N x C x H x W region, for an offset inside it (the memory checks that):
     a power-of-two size is a shift and a mask (wiring), any other a constant divide or modulo;
     a dimension with no larger one outside it needs no modulo, and one of size 1 is 0. Which
-    splits divide is in `dividers`."""
+    splits divide is in `dividers`, and how many in `divides`."""
     dims = tuple(int(d) for d in dims)
-    out: Dict[str, str] = {}
+    out: Dict[str, object] = {}
     divides: List[str] = []
 
     def step(x: str, k: int, wire: str, op: str) -> str:
@@ -178,6 +177,7 @@ def coordinate_split(var: str, dims: Tuple[int, int, int, int]) -> Dict[str, str
             x = step(x, dims[d], "&", "%")
         out[name] = x
     out["dividers"] = ", ".join(divides)
+    out["divides"] = len(divides)
     return out
 
 
