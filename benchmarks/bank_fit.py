@@ -63,12 +63,19 @@ def _nnls(a: np.ndarray, y: np.ndarray) -> np.ndarray:
     return out
 
 
+def weighted_fit(terms: List[Dict[str, float]], lut: List[float], keys: List[str], floor: float) -> Dict[str, float]:
+    """Coefficients of `keys` (two decimals, none negative) that price each row's terms as its
+    synthesized LUTs, each row weighted by 1 / sqrt(its LUTs, at least `floor`) so that a big
+    row does not drown the small ones. decode_fit.py fits the decode with it too."""
+    a = np.array([[t[k] for k in keys] for t in terms], dtype=float)
+    y = np.array(lut, dtype=float)
+    w = 1 / np.sqrt(np.maximum(y, floor))
+    return {k: round(float(v), 2) for k, v in zip(keys, _nnls(a * w[:, None], y * w))}
+
+
 def fit(rows: List[Dict]) -> Dict[str, float]:
-    """ROUTE_FIT's coefficients from these rows (two decimals)."""
-    a = np.array([[r["terms"][k] for k in TERMS] for r in rows], dtype=float)
-    y = np.array([r["yosys_logic_lut"] for r in rows], dtype=float)
-    w = 1 / np.sqrt(np.maximum(y, 100))
-    return {k: round(float(v), 2) for k, v in zip(TERMS, _nnls(a * w[:, None], y * w))}
+    """ROUTE_FIT's coefficients from these rows."""
+    return weighted_fit([r["terms"] for r in rows], [r["yosys_logic_lut"] for r in rows], TERMS, 100)
 
 
 def price(row: Dict, coef: Dict[str, float]) -> float:

@@ -27,22 +27,15 @@ import time
 from pathlib import Path
 from typing import Dict, List
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 POINTS = ROOT / "benchmarks" / "decode_points.json"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sim"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bank_fit import _nnls  # noqa: E402
+from bank_fit import weighted_fit  # noqa: E402
+from rtl_designs import NETS, TARGETS  # noqa: E402
 from hlsgen.backends.rtl.act_mem import DECODE_FIT, decode_logic  # noqa: E402
-
-NETS = ["conv_bn_relu", "depthwise_s2", "pointwise", "maxpool", "residual", "gap_linear", "mlp_w4", "mlp_w8",
-        "demo_cnn", "shuffle_block"]
-TARGETS = {"u280": ["--device", "u280"],
-           "capped": ["--device", str(ROOT / "designs" / "devices" / "small.yaml"), "--resource-cap", "0.2",
-                      "--weights", "offchip"]}
 
 
 def load(path: Path = POINTS) -> List[Dict]:
@@ -54,15 +47,10 @@ def fitted(rows: List[Dict]) -> List[Dict]:
 
 
 def fit(rows: List[Dict]) -> Dict[str, float]:
-    """DECODE_FIT's terms by non-negative least squares on the synthesized rows, each weighted by
-    1 / sqrt(its LUTs, at least 20), rounded to 2 decimals."""
+    """DECODE_FIT's terms fitted on the synthesized rows (bank_fit.weighted_fit, rows of at
+    least 20 LUT weighted as 20)."""
     rows = fitted(rows)
-    keys = list(DECODE_FIT)
-    a = np.array([[r["inputs"][k] for k in keys] for r in rows], float)
-    y = np.array([r["yosys"]["LUT"] for r in rows], float)
-    w = 1 / np.sqrt(np.maximum(y, 20))
-    c = _nnls(a * w[:, None], y * w)
-    return {k: round(float(v), 2) for k, v in zip(keys, c)}
+    return weighted_fit([r["inputs"] for r in rows], [r["yosys"]["LUT"] for r in rows], list(DECODE_FIT), 20)
 
 
 def collect(dataflow: List[str], synthesized: Dict[str, Dict] = None) -> List[Dict]:

@@ -212,19 +212,25 @@ def test_wide_route_lists_are_concatenated_literals(monkeypatch):
     assert act_mem.packed_literal([5, 6, 7, 1, 2], 5) == "{5'h2, 5'h1, 5'h7, 5'h6, 5'h5}"
 
 
+def _benchmark(name: str):
+    """A script of benchmarks/ as a module."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_the_decode_fit_is_the_fit_of_its_points():
     """act_mem.DECODE_FIT (hlsgen_top_mem's logic around its regions) is what
     benchmarks/decode_fit.py fits on benchmarks/decode_points.json, each synthesized design's
     decode within 30% (or 100 LUT where it is small) and its flip-flops exactly the gated read
     lanes' registered compares; the points hold designs whose every lane is its memory's alone
     (no decode left) and designs with gated lanes and constant divides."""
-    import importlib.util
-    from pathlib import Path
     from hlsgen.backends.rtl.act_mem import DECODE_FIT, decode_logic
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "decode_fit.py"
-    spec = importlib.util.spec_from_file_location("decode_fit", path)
-    fit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fit)
+    fit = _benchmark("decode_fit")
     rows = fit.load()
     assert fit.fit(rows) == DECODE_FIT
     done = fit.fitted(rows)
@@ -240,12 +246,7 @@ def test_the_routing_fit_is_the_fit_of_its_points():
     """banking.ROUTE_FIT is what benchmarks/bank_fit.py fits on benchmarks/bank_fit_points.json
     (synthesized regions), and that fit prices each design's routing within 15% in total when
     the design is left out of the points it is fitted on."""
-    import importlib.util
-    from pathlib import Path
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bank_fit.py"
-    spec = importlib.util.spec_from_file_location("bank_fit", path)
-    fit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fit)
+    fit = _benchmark("bank_fit")
     rows = fit.load()
     assert fit.fit(rows) == banking.ROUTE_FIT
     assert {d for d, _, _ in fit.left_out(rows)} >= {"make demo, 128-bit ports", "demo_cnn capped"}

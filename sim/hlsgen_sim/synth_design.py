@@ -185,8 +185,7 @@ def synth_memory(out: Path):
                 r["yosys"][key2] += done[key]["yosys"][key2]
     print(f"synth-yosys mem: hlsgen_top_mem's decode around its {len(mems)} memories (each a black box) ...",
           file=sys.stderr, flush=True)
-    # yowasp's Yosys has WebAssembly's 4 GB: thousands of constant divides (splits not by bits) exhaust it
-    divides = (plan.get("decode") or {}).get("inputs", {}).get("divides", "some")
+    dmodel = plan.get("decode")           # the build's model of it (act_mem.DECODE_FIT; none in older builds)
     t = time.perf_counter()
     try:
         decode = {"yosys": yosys.resources(_synth_decode(out, mems))}
@@ -194,14 +193,16 @@ def synth_memory(out: Path):
         print(f"  {y['LUT']:,} LUT, {y['FF']:,} FF", file=sys.stderr, flush=True)
     except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
         decode = {"error": str(exc)[-1500:]}
+        # yowasp's Yosys has WebAssembly's 4 GB: thousands of constant divides (splits not by bits) exhaust it
         if "Wasm exception" in decode["error"] or "out of bounds memory" in decode["error"]:
             decode["error"] += (f" (Yosys, built to WebAssembly, most likely ran out of its 4 GB: the lanes' "
-                                f"address splits take {divides} constant divides; docs/rtl.md)")
+                                f"address splits take {dmodel['inputs']['divides'] if dmodel else 'some'} constant "
+                                "divides; docs/rtl.md)")
         failed.append("hlsgen_top_mem (decode)")
         print(f"  FAILED: {decode['error'][-300:]}", file=sys.stderr, flush=True)
     decode["seconds"] = round(time.perf_counter() - t, 1)
-    if plan.get("decode"):             # the build's model of it (act_mem.DECODE_FIT)
-        decode["model"] = {k: plan["decode"][k] for k in ("lut", "ff")}
+    if dmodel:
+        decode["model"] = {k: dmodel[k] for k in ("lut", "ff")}
     rows = [regions[i] for i in sorted(regions)]
     total = {k: sum(r["yosys"][k] for r in rows) for k in MEM_KEYS}
     with_decode = {k: total[k] + decode["yosys"][k] for k in MEM_KEYS} if "yosys" in decode else None
