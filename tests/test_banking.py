@@ -202,6 +202,41 @@ def test_the_address_split_gives_every_words_coordinates():
             assert got == want, (dims, o, got, want, split)
 
 
+def test_a_region_whose_split_divides_is_also_priced_in_views_that_do_not():
+    """A region whose coordinates the memory would split a lane's offset into by constant
+    divides (4 x 6 x 6: c = o / 36, h = o / 6 % 6, w = o % 6) is also priced in the merges of its
+    dimensions that split by bits alone: here only 1 x 1 x 144, its words in a row banked by
+    offset. Each priced shape carries its divides' LUTs (act_mem.DECODE_FIT's divide term, per
+    lane and address bit: 4 divides x 4 lanes x 9 bits x 1.16 = 167), and the cheapest with
+    them is built: a 1x1 pool reading 4 pixels of a row a cycle, which consecutive offsets serve
+    as well as w does, is built by offset, and the memory's split of it divides nowhere."""
+    from hlsgen.backends.rtl.act_mem import DECODE_FIT, bank_memory
+    assert banking._views((8, 14, 16), 1792) == [(8, 14, 16), (1, 1, 1792), (1, 112, 16)]   # h' = 14 c + h
+    assert banking._views((8, 12, 12), 1152) == [(8, 12, 12), (1, 1, 1152)]
+    assert banking._views((4, 8, 8), 256) == [(4, 8, 8)]                    # split by bits: no other view
+    layout = [{"tensor": "x", "base": 0, "size": 144, "shape": [1, 4, 6, 6], "kind": "scratchpad"},
+              {"tensor": "y", "base": 144, "size": 144, "shape": [1, 4, 6, 6], "kind": "scratchpad"}]
+    word = {"core": 0, "stage": 0, "task": "pool", "f": window(0, 144, 4, 6, 6, 4, 1, 1, 0), "order": [], "vec": 4,
+            "pe": 1, "simd": 1}
+    dev = load_device("u280")
+    p = banking.plan(layout, 288, 8, [word], [], [], [], {"pool": (0, "")}, dev,
+                     {0: {"MV": 4, "MP": 1, "MS": 1, "ML": 1, "XSH": 1}})
+    for r in p["regions"][:2]:
+        views = {o["view"]: o for o in r["shapes_priced"]}
+        assert set(views) == {"tensor", "merged"}, r["shapes_priced"]
+        assert views["tensor"]["divide_lut"] == round(DECODE_FIT["divide_address_bits"] * 4 * 4 * 9) == 167
+        assert views["merged"]["divide_lut"] == 0
+        cheapest = min(r["shapes_priced"], key=lambda o: o["fraction"])
+        assert (cheapest["view"], cheapest["shape"], cheapest["allowed"]) == ("merged", banking.shape_text(r), r["allowed"])
+        assert cheapest["fraction"] < min(o["fraction"] for o in r["shapes_priced"] if o["view"] == "tensor")
+        assert (r["view"], r["dims"], r["tensor_dims"], r["divides"]) == ("merged", [1, 1, 144], [4, 6, 6], 0)
+        assert banking.shape_text(r) == f"offset mod {r['Bw']}" and r["worst"] <= r["allowed"]
+    amem = {"SB": 8, "clients": [{"client": "core0 read lanes", "port": "r", "first": 0},
+                                 {"client": "core0 write lanes", "port": "w", "first": 0}]}
+    mems = bank_memory(amem, p, [0] * 288)["mems"]
+    assert [(m["C"], m["H"], m["W"], m["split"]["divides"]) for m in mems[:2]] == [(1, 1, 144, 0)] * 2
+
+
 def test_wide_route_lists_are_concatenated_literals(monkeypatch):
     """A route list wider than a Verilator number literal (65,536 bits) is written as a
     concatenation of literals of whole entries, the first entries last."""

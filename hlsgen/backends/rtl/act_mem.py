@@ -137,6 +137,11 @@ def decode_logic(inputs: Dict[str, int]) -> Dict[str, int]:
     return {"lut": int(round(sum(DECODE_FIT[k] * inputs[k] for k in DECODE_FIT))), "ff": int(inputs["gated_reads"])}
 
 
+def address_bits(words: int) -> int:
+    """The activation memory's address bits (hlsgen_core's AB) for a memory of `words` words."""
+    return max(1, (max(1, int(words)) - 1).bit_length())
+
+
 def coordinate_bits(dims: Iterable[int]) -> int:
     """The bits every coordinate of a region of these dimensions is carried in (hlsgen_bank_mem's
     CB): the widest dimension's, at least 1."""

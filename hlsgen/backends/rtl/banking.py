@@ -19,7 +19,14 @@ region from what its clients access in one cycle, which the words and ports fix:
   spilled 4-D tensor is NHWC there, so a beat is a pixel's channels on chip).
 
 A region's banks are the fewest (then the fewest words) for which no client puts two different
-words into one bank in one cycle (reads of one word share a port). The region then needs as
+words into one bank in one cycle (reads of one word share a port).
+
+The memory splits a lane's offset in a region into these coordinates by its bits where the sizes
+are powers of two, and by constant divides where not (act_mem.coordinate_split), in every lane,
+at about 1.16 LUTs an address bit a divide (act_mem.DECODE_FIT). A region that would divide is
+therefore also banked in its merged views, those merges of adjacent dimensions of its
+N x C x H x W that split by bits alone (8 x 14 x 16 as 1 x 112 x 16 or as 1 x 1 x 1792, its
+words in a row banked by offset), and each view's banks are priced with their divides. The region then needs as
 many ports per bank as it has clients that may run at once: those of one dataflow stage, or of
 one task of a sequential stage (the input streams before the first, the output streams after
 the last). Two is a true dual-port block
@@ -42,6 +49,7 @@ plan and the routes against the simulated access trace (sim/hlsgen_sim/banks.py)
 """
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -50,6 +58,7 @@ import numpy as np
 from ...schedule.cost import LUTRAM_MAX_BITS, Resources, bram18_blocks, storage
 from ..vitis.kernel import KIND_ELTWISE, KIND_WINDOW, MAX_RANK, WORD
 from . import offchip
+from .act_mem import DECODE_FIT, address_bits, coordinate_split
 
 MAX_BANKS = 512          # banks of one region, at most
 SKEWS = 8                # a bank shape's skews tried: 0 .. SKEWS - 1 each
@@ -143,6 +152,7 @@ class _Regions:
             self.sizes.append(hi - lo)
             self.shapes.append([hi - lo])
         self.dims = [tuple(([1, 1, 1] + s)[-3:]) for s in self.shapes]
+        self.views = [_views(d, n) for d, n in zip(self.dims, self.sizes)]
         order = np.argsort(self.bases, kind="stable")
         self._starts = np.asarray(self.bases, dtype=np.int64)[order]
         self._ends = (np.asarray(self.bases, dtype=np.int64) + np.asarray(self.sizes, dtype=np.int64))[order]
@@ -155,10 +165,44 @@ class _Regions:
         inside = (addr >= 0) & (k >= 0) & (addr < self._ends[kk])
         return np.where(inside, self._order[kk], -1)
 
-    def coords(self, r: int, addr: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-        c, h, w = self.dims[r]
+    def coords(self, r: int, addr: np.ndarray, dims: Optional[Tuple[int, int, int]] = None
+               ) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The coordinates (c, h, w) of addresses in region r, in its dimensions or in `dims` (a view)."""
+        c, h, w = dims or self.dims[r]
         off = addr - self.bases[r]
         return off // (h * w) % c, off // w % h, off % w
+
+
+def _views(dims: Tuple[int, int, int], size: int) -> List[Tuple[int, int, int]]:
+    """The views a region of these (last three) dimensions may be banked in: its own, and, where
+    the memory would split an address into them by constant divides (_divides), each merge of
+    adjacent dimensions of (N, C, H, W) that it splits by bits alone, its last three taken as
+    (C, H, W): 8 x 14 x 16 as 1 x 112 x 16 (h' = 14 c + h), and every region as 1 x 1 x size (its
+    words in a row, banked by offset)."""
+    out = [tuple(int(d) for d in dims)]
+    if not _divides(dims, size):
+        return out
+    full = (max(1, size // math.prod(dims)), *out[0])
+    for cuts in itertools.product((False, True), repeat=3):        # a cut after entry k or not
+        groups, run = [], full[0]
+        for k in range(3):
+            if cuts[k]:
+                groups.append(run)
+                run = full[k + 1]
+            else:
+                run *= full[k + 1]
+        groups.append(run)
+        view = tuple(([1, 1, 1] + groups)[-3:])
+        if view not in out and not _divides(view, size):
+            out.append(view)
+    return out
+
+
+def _divides(dims: Sequence[int], size: int) -> int:
+    """The constant divides by which the memory splits a lane's offset into a region's
+    coordinates in these (last three) dimensions (act_mem.coordinate_split): 0 where by bits alone."""
+    c, h, w = (int(d) for d in dims)
+    return int(coordinate_split("o", (max(1, size // (c * h * w)), c, h, w))["divides"])
 
 
 def _pow2s(n: int) -> List[int]:
@@ -177,12 +221,12 @@ def _depth(dims: Sequence[int], b: Sequence[int], size: int) -> int:
 
 
 class _Patterns:
-    """Per region, the distinct shapes of what one client accesses in one cycle: each row a
-    cycle's distinct words as offsets (c, h, w) from its first, encoded in one integer each."""
+    """Per region and view of it, the distinct shapes of what one client accesses in one cycle:
+    each row a cycle's distinct words as offsets (c, h, w) from its first, encoded in one integer each."""
 
     def __init__(self, regions: _Regions):
         self.reg = regions
-        self.rows: Dict[int, List[np.ndarray]] = {}
+        self.rows: Dict[Tuple[int, int], List[np.ndarray]] = {}
         self.phases: Dict[int, Dict[Tuple[int, str], set]] = {}
         self.sampled: Dict[int, bool] = {}
 
@@ -201,25 +245,26 @@ class _Patterns:
             sub = sub[(sub >= 0).any(axis=1)]
             self.phases.setdefault(r, {}).setdefault(phase, set()).add((client, writes))
             self.sampled[r] = self.sampled.get(r, False) or sampled
-            self.rows.setdefault(r, []).append(self._encode(r, sub))
+            for v, dims in enumerate(self.reg.views[r]):
+                self.rows.setdefault((r, v), []).append(self._encode(r, sub, dims))
 
-    def _encode(self, r: int, addr: np.ndarray) -> np.ndarray:
+    def _encode(self, r: int, addr: np.ndarray, dims: Tuple[int, int, int]) -> np.ndarray:
         a = np.sort(addr, axis=1)
         dup = np.zeros_like(a, dtype=bool)
         dup[:, 1:] = a[:, 1:] == a[:, :-1]
         a = np.where(dup, -1, a)
         valid = a >= 0
-        c, h, w = self.reg.coords(r, np.maximum(a, 0))
+        c, h, w = self.reg.coords(r, np.maximum(a, 0), dims)
         first = np.argmax(valid, axis=1)
         rows = np.arange(len(a))
-        C, H, W = self.reg.dims[r]
+        C, H, W = dims
         code = (((c - c[rows, first][:, None]) + C) * (2 * H) + (h - h[rows, first][:, None]) + H) * (2 * W) \
             + (w - w[rows, first][:, None]) + W
         code = np.sort(np.where(valid, code, -1), axis=1)
         return np.unique(code, axis=0)
 
-    def patterns(self, r: int) -> np.ndarray:
-        parts = self.rows.get(r, [])
+    def patterns(self, r: int, v: int = 0) -> np.ndarray:
+        parts = self.rows.get((r, v), [])
         if not parts:
             return np.zeros((0, 1), dtype=np.int64)
         width = max(p.shape[1] for p in parts)
@@ -424,8 +469,8 @@ class _Routes:
     ports on the memory) and the banks it reaches: every access of every word enumerated, or,
     where a word has more than ROUTE_ENUM, all the region's banks for that word's lanes."""
 
-    def __init__(self, reg: _Regions, chosen: Dict[int, List[Shape]]):
-        self.reg, self.chosen = reg, chosen                 # per region, the bank shapes to route for
+    def __init__(self, reg: _Regions, chosen: Dict[int, List[Tuple[Shape, Tuple[int, int, int]]]]):
+        self.reg, self.chosen = reg, chosen                 # per region, the bank shapes (and views) to route for
         self.pairs: Dict[Tuple[int, int, str], List[np.ndarray]] = {}
         self.whole: Dict[Tuple[int, str], set] = {}       # lanes given every bank (not enumerated)
 
@@ -440,16 +485,15 @@ class _Routes:
             if not exact:
                 self.whole.setdefault((r, client), set()).update(int(p) for p in np.unique(ports[m]))
                 continue
-            c, h, w = self.reg.coords(r, addr[m])
-            for k, b in enumerate(self.chosen[r]):
+            for k, (b, dims) in enumerate(self.chosen[r]):
+                c, h, w = self.reg.coords(r, addr[m], dims)
                 nb = _nbanks(b)
                 self.pairs.setdefault((r, k, client), []).append(np.unique(ports[m] * nb + bank_of(c, h, w, b)))
 
     def of(self, r: int, k: int = 0) -> Dict[str, List[List[int]]]:
         """Region r's routes in its k-th bank shape: per client, per port up to its highest, the
         banks it reaches."""
-        b = self.chosen[r][k]
-        nb = _nbanks(b)
+        nb = _nbanks(self.chosen[r][k][0])
         out: Dict[str, List[List[int]]] = {}
         clients = {c for (q, _, c) in self.pairs if q == r} | {c for (q, c) in self.whole if q == r}
         for client in sorted(clients):
@@ -505,6 +549,7 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
     (hlsgen_bank_mem's route lists, act_mem.route_params), every access enumerated (_Routes)."""
     reg = _Regions(layout, words)
     pat = _Patterns(reg)
+    ab = address_bits(words)
     rng = np.random.default_rng(0)
     element_words = []                       # (access, writes, reads, sampled): enumerated once
     for a in accesses:
@@ -534,23 +579,31 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
         beats_of.append((client, beats, sampled))
     # per region its bank shapes: the fewest banks that serve at the words a bank may take, and,
     # where one client at a time may put two words into a bank, also the fewest at one word (no
-    # bank then needs a true dual port): the cheaper of the two is built (below)
-    options: Dict[int, List[Tuple[Shape, int, int]]] = {}
+    # bank then needs a true dual port); where the memory would split an address into the
+    # region's coordinates by constant divides, also the fewest that serve in each merged view
+    # that splits by bits alone (_views): the cheapest is built (below), its divides priced
+    options: Dict[int, List[Tuple[Shape, int, int, int]]] = {}
     for r in range(len(reg.names)):
-        codes, allowed = pat.patterns(r), _allowed(pat, r)
+        allowed = _allowed(pat, r)
         words_at = [allowed]
         if allowed == 2 and any(w for v in pat.phases.get(r, {}).values() for _, w in v):
             words_at.append(1)
         options[r] = []
+        codes = pat.patterns(r)
         for a in words_at:
             plain = _choose(codes, reg.dims[r], reg.sizes[r], a)
             if plain[1] <= a or not options[r]:
-                options[r].append((*plain, a))
+                options[r].append((*plain, a, 0))
             # skewed banks, where they serve with fewer banks than plain ones
             b, worst = _choose(codes, reg.dims[r], reg.sizes[r], a, skewed=True)
             if worst <= a and (plain[1] > a or _nbanks(b) < _nbanks(plain[0])):
-                options[r].append((b, worst, a))
-    rt = _Routes(reg, {r: [b for b, _, _ in o] for r, o in options.items()})
+                options[r].append((b, worst, a, 0))
+        for v in range(1, len(reg.views[r])):
+            for a in words_at:
+                b, worst = _choose(pat.patterns(r, v), reg.views[r][v], reg.sizes[r], a)
+                if worst <= a:
+                    options[r].append((b, worst, a, v))
+    rt = _Routes(reg, {r: [(b, reg.views[r][v]) for b, _, _, v in o] for r, o in options.items()})
     for a in accesses:
         if a["f"][WORD["KIND"]] == KIND_WINDOW:
             _window_routes(rt, a, lanes[a["core"]])
@@ -570,25 +623,28 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
         # beyond two clients at once the region is copied, every copy written by the writer and
         # read by its own readers
         copies = 1 if ports <= 2 else (-(-(ports - writers) // (2 - writers)) if writers < 2 else 0)
-        priced = [_priced(pat, reg, r, b, worst, allowed, rt.of(r, k), copies, sb, device)
-                  for k, (b, worst, allowed) in enumerate(options[r])]
-        best = min(priced, key=lambda o: _fraction(o["bank_storage"], o["logic"], device))
-        codes = pat.patterns(r)
-        best.update({"region": name, "base": reg.bases[r], "size": reg.sizes[r], "dims": list(reg.dims[r]),
+        priced = [_priced(pat, reg, r, b, worst, allowed, rt.of(r, k), copies, sb, device, v, ab)
+                  for k, (b, worst, allowed, v) in enumerate(options[r])]
+        best = min(priced, key=lambda o: _fraction(o["bank_storage"], o["logic"], device, o["divide_lut"]))
+        codes = pat.patterns(r, best["view_index"])
+        best.update({"region": name, "base": reg.bases[r], "size": reg.sizes[r],
                      "ports": ports, "writers": writers, "copies": copies,
                      "copy_of": _copies(pat, r, copies) if copies > 1 else {},
                      "served": bool(best["worst"] <= best["allowed"] and copies > 0),
                      "clients": sorted(c for c, _ in busiest), "patterns": int(len(codes)),
                      "sampled": bool(pat.sampled.get(r, False)), "routes_exact": not any(q == r for q, _ in rt.whole),
-                     "shapes_priced": [{"shape": shape_text(o), "banks": o["banks"], "allowed": o["allowed"],
-                                        "fraction": round(_fraction(o["bank_storage"], o["logic"], device), 6)}
+                     "shapes_priced": [{"shape": shape_text(o), "view": o["view"], "banks": o["banks"],
+                                        "allowed": o["allowed"], "divide_lut": o["divide_lut"],
+                                        "fraction": round(_fraction(o["bank_storage"], o["logic"], device,
+                                                                    o["divide_lut"]), 6)}
                                        for o in priced],
                      "whole_storage": storage(reg.sizes[r] * sb, 64, device).as_dict()})
         out.append(best)
     total = lambda key: {k: sum(o[key][k] for o in out) for k in ("dsp", "bram18", "uram", "lut", "ff")}  # noqa: E731
     return {"figures": "planned from the configuration words (not simulated, not synthesized): per region of the "
-                       "activation memory, banks by coordinates (c mod Bc, h mod Bh, w mod Bw) so that no client puts "
-                       "two words into one bank in one cycle; ports: its clients that may run at once",
+                       "activation memory, banks by coordinates (c mod Bc, h mod Bh, w mod Bw) of its dimensions or of "
+                       "a merged view of them (`view`) so that no client puts two words into one bank in one cycle; "
+                       "ports: its clients that may run at once",
             "max_banks": MAX_BANKS, "served": all(o["served"] for o in out),
             "banks": sum(o["banks"] * max(1, o["copies"]) for o in out),
             "paths": sum(o["paths"] for o in out), "full_paths": sum(o["full_paths"] for o in out),
@@ -599,10 +655,12 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
 
 
 def _priced(pat: _Patterns, reg: _Regions, r: int, b: Shape, worst: int, allowed: int,
-            routes: Dict[str, List[List[int]]], copies: int, sb: int, device) -> Dict:
-    """Region r in banks of shape b (serving `allowed` words a bank a cycle), with these routes:
-    its banks, routes and what they cost as synthesis builds them (bank_cost, route_logic)."""
-    dims, size = reg.dims[r], reg.sizes[r]
+            routes: Dict[str, List[List[int]]], copies: int, sb: int, device, view: int, ab: int) -> Dict:
+    """Region r in its view `view` (reg.views) in banks of shape b (serving `allowed` words a bank a
+    cycle), with these routes: its banks, routes and what they cost as synthesis builds them
+    (bank_cost, route_logic), and the LUTs of its lanes' constant divides (act_mem.DECODE_FIT's
+    divide term, at `ab` address bits), which hlsgen_top_mem adds around it."""
+    dims, size = reg.views[r][view], reg.sizes[r]
     nb = _nbanks(b)
     paths = sum(len(x) for lanes_ in routes.values() for x in lanes_)
     depth = _depth(dims, b, size)
@@ -624,7 +682,13 @@ def _priced(pat: _Patterns, reg: _Regions, r: int, b: Shape, worst: int, allowed
     inputs = {"nr": sum(1 for c in readers for x in routes[c] if x), "pr": int(rports.sum()),
               "pw": int(wports.sum()) * n, "depth": depth, "sb": sb, "register_bits": regs * n,
               "read_fanin": rports.tolist(), "write_fanin": wports.tolist()}
-    return {"Bc": b[0], "Bh": b[1], "Bw": b[2], "Kwh": b[3], "Kch": b[4], "Kcw": b[5], "banks": nb, "depth": depth,
+    # every lane of every copy splits its offset: a reader's in its copy, a writer's in each
+    lanes_ = inputs["nr"] + sum(1 for c in writing for x in routes[c] if x) * n
+    divides = _divides(dims, size)
+    return {"view": "tensor" if view == 0 else "merged", "view_index": view, "dims": list(dims),
+            "tensor_dims": list(reg.dims[r]), "divides": divides,
+            "divide_lut": int(round(DECODE_FIT["divide_address_bits"] * divides * lanes_ * ab)),
+            "Bc": b[0], "Bh": b[1], "Bw": b[2], "Kwh": b[3], "Kch": b[4], "Kcw": b[5], "banks": nb, "depth": depth,
             "worst": worst, "allowed": allowed, "routes": routes, "paths": paths, "full_paths": sum(1 for lanes_ in routes.values() for x in lanes_ if x) * nb,
             "two_writes": two, "two_write_banks": tdp, "bank_storage": bank.times(n).as_dict(),
             "logic": route_logic(inputs, nb).as_dict(), "route_inputs": inputs}
@@ -641,7 +705,12 @@ def _fanin(routes: Dict[str, List[List[int]]], clients: Sequence[str], nb: int) 
 
 def shape_text(o: Dict) -> str:
     """A region's bank shape as the report gives it: Bc x Bh x Bw, and its skews where it has any
-    (`skew c+h+3w`: Bc's bank (c + h + 3w) mod Bc)."""
+    (`skew c+h+3w`: Bc's bank (c + h + 3w) mod Bc); in a merged view (_views), `offset mod B`
+    (banked by offset) or the shape `of` the view's dimensions."""
+    if o.get("view") == "merged":
+        if o["dims"][:2] == [1, 1]:
+            return f"offset mod {o['Bw']}"
+        return f"{o['Bc']}x{o['Bh']}x{o['Bw']} of {'x'.join(map(str, o['dims']))}"
     text = f"{o['Bc']}x{o['Bh']}x{o['Bw']}"
     parts = []
     if o.get("Kwh"):
@@ -655,11 +724,12 @@ def _term(k: int, v: str) -> str:
     return f"+{'' if k == 1 else k}{v}"
 
 
-def _fraction(st: Dict[str, int], lg: Dict[str, int], device) -> float:
-    """A region's storage and routing as one figure: the fractions of the device's block RAM,
-    URAM, LUTs and flip-flops they take, added up."""
-    return sum((st[k] + lg[k]) / have for k, have in (("bram18", device.bram18), ("uram", device.uram),
-                                                        ("lut", device.lut), ("ff", device.ff)) if have > 0)
+def _fraction(st: Dict[str, int], lg: Dict[str, int], device, extra_lut: int = 0) -> float:
+    """A region's storage and routing (and `extra_lut` more LUTs) as one figure: the fractions of
+    the device's block RAM, URAM, LUTs and flip-flops they take, added up."""
+    return sum((st[k] + lg[k] + (extra_lut if k == "lut" else 0)) / have
+               for k, have in (("bram18", device.bram18), ("uram", device.uram),
+                               ("lut", device.lut), ("ff", device.ff)) if have > 0)
 
 
 def unserved(p: Dict, name=str) -> Optional[str]:

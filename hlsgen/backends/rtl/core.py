@@ -26,6 +26,7 @@ from ..vitis.cpp import label
 from ..vitis.kernel import KIND_ELTWISE, KIND_MOVE, KIND_SCATTER, KIND_WINDOW, MAX_RANK, WORD, KernelBuilder, Store
 from ..vitis.tasks import ctype
 from . import banking, offchip
+from .act_mem import address_bits
 from .modules import write_mem
 
 
@@ -741,7 +742,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     core_params = {"NF": nf, "SB": sb, "WB": st["wbits"],
                    "PW": pw,
                    "NC": max(1, len(counter) + len(staged)), "MD": depth, "WBEAT": wbeat,
-                   "AB": max(1, (max(1, len(image)) - 1).bit_length())}    # the activation memory's address bits
+                   "AB": address_bits(len(image))}    # the activation memory's address bits
     for core in cores:                       # each core's lanes and arithmetic: what its own words use
         ln, ar = lanes[core["index"]], arith[core["index"]]
         # read ports: a window step's reads (one per VEC x SIMD lane when its PE lanes share them,

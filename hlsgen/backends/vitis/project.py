@@ -362,10 +362,10 @@ def _banks_md(b: Dict, device) -> List[str]:
              (f"more than {device.name} has ({', '.join(over)}): the RTL's memory does not fit the device, though the "
               f"schedule (its line buffers and FIFOs, above) may" if over else f"within {device.name}'s "
               f"{device.bram18} BRAM18 and {device.lut:,} LUT") + ". The schedule's resources above do not count it.", "",
-             "| region | C x H x W | Bc x Bh x Bw (skew) | banks x copies | words a bank | clients at once | storage | routing |",
+             "| region | C x H x W | banks by (c, h, w) mod Bc x Bh x Bw (skew), or offset mod B | banks x copies | words a bank | clients at once | storage | routing |",
              "|---|---:|---:|---:|---:|---:|---|---|"]
     for r in b["regions"]:
-        lines.append(f"| {_label(r['region'], 40)} | {'x'.join(map(str, r['dims']))} | {shape_text(r)} | "
+        lines.append(f"| {_label(r['region'], 40)} | {'x'.join(map(str, r.get('tensor_dims', r['dims'])))} | {shape_text(r)} | "
                      f"{r['banks']} x {max(1, r['copies'])} | {r['depth']} | {r['ports']} | {res(r['bank_storage'])}, "
                      f"{r['bank_storage']['ff']:,} FF | {r['logic']['lut']:,} LUT, {r['logic']['ff']:,} FF |")
     return lines
