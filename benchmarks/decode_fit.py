@@ -15,8 +15,11 @@ _synth_decode: hlsgen_top_mem with its memories black boxes, seconds a design wh
 is by bits) and writes the points: each design's decode inputs (design.json's
 act_mem.banking.decode.inputs) and Yosys's LUT and FF. A design whose decode Yosys cannot
 synthesize (yowasp's Yosys runs out of its WebAssembly memory on thousands of constant divides)
-is kept with its error and left out of the fit. --inputs rebuilds the same designs and replaces
-only each point's inputs (a new term of the model), keeping what Yosys gave.
+is kept with its error and left out of the fit. Each point records the commit it was built at;
+a point whose design --collect now builds to other inputs (a change of the RTL) is kept beside
+the new one, as "<design> (built by <commit>)", since what Yosys gave it is still a measured
+decode. --inputs rebuilds the same designs and replaces only each point's inputs (a new term of
+the model), keeping what Yosys gave (and the kept points as they are).
 """
 import argparse
 import json
@@ -98,6 +101,25 @@ def collect(dataflow: List[str], synthesized: Dict[str, Dict] = None) -> List[Di
     return rows
 
 
+def _commit() -> str:
+    """The commit the designs are built at (`+` where the tree has changes beside it)."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True,
+                           cwd=ROOT).stdout.strip()
+    return head + ("+" if dirty else "")
+
+
+def _kept(old: List[Dict], new: List[Dict]) -> List[Dict]:
+    """The old points to keep beside the new: those kept before, and each whose design now builds
+    to other inputs, renamed by the commit it was built at."""
+    now = {r["design"]: r["inputs"] for r in new}
+    out = [r for r in old if "(built by " in r["design"]]
+    for r in old:
+        if "(built by " not in r["design"] and r["design"] in now and now[r["design"]] != r["inputs"]:
+            out.append(dict(r, design=f"{r['design']} (built by {r['commit']})"))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 unless DECODE_FIT is the fit of the points")
@@ -106,8 +128,15 @@ def main() -> int:
     ap.add_argument("--dataflow", default="maxpool", help="nets also built in dataflow mode (comma-separated)")
     args = ap.parse_args()
     if args.collect or args.inputs:
-        kept = {r["design"]: r for r in load()} if args.inputs else None
+        old = load()
+        built_by = [r for r in old if "(built by " in r["design"]]
+        kept = {r["design"]: r for r in old if r not in built_by} if args.inputs else None
         rows = collect([n for n in args.dataflow.split(",") if n], kept)
+        if args.collect:
+            commit = _commit()
+            rows = [dict(r, commit=commit) for r in rows] + _kept(old, rows)
+        else:
+            rows += built_by
         POINTS.write_text(json.dumps(rows, indent=1) + "\n")
     rows = load()
     coef = fit(rows)
