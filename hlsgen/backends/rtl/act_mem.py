@@ -117,7 +117,7 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
 # them by their compares a cycle late (an AND-OR of R pairs a bit: ceil(R / 3) LUT6s), and each
 # gated lane's enable waits for its compare (per address bit). The constant divides of a split
 # that is not by bits are per lane and address bit.
-DECODE_FIT = {"read_pick_bits": 1.3, "gated_address_bits": 0.15, "divide_address_bits": 1.16}
+DECODE_FIT = {"read_pick_bits": 1.24, "gated_address_bits": 0.17, "divide_address_bits": 1.14}
 
 
 def decode_inputs(mems: List[Dict], ab: int, sb: int) -> Dict[str, int]:

@@ -23,7 +23,7 @@ words into one bank in one cycle (reads of one word share a port).
 
 The memory splits a lane's offset in a region into these coordinates by its bits where the sizes
 are powers of two, and by constant divides where not (act_mem.coordinate_split), in every lane,
-at about 1.16 LUTs an address bit a divide (act_mem.DECODE_FIT). A region that would divide is
+at about 1.14 LUTs an address bit a divide (act_mem.DECODE_FIT). A region that would divide is
 therefore also banked in its merged views, those merges of adjacent dimensions of its
 N x C x H x W that split by bits alone (8 x 14 x 16 as 1 x 112 x 16 or as 1 x 1 x 1792, its
 words in a row banked by offset), and each view's banks are priced with their divides. The region then needs as
