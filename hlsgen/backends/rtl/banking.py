@@ -82,15 +82,15 @@ IN_PHASE, OUT_PHASE = (-1, ""), (1 << 30, "")      # the input streams' and outp
 TDP_REG_DEPTH = 16
 REG_DEPTH = 2
 # The routing logic of a region, LUTs: per term of route_terms, a least-squares fit (no
-# coefficient negative) on the synthesized regions in benchmarks/bank_fit_points.json (23 rows:
-# five designs and five two-bank probes; `benchmarks/bank_fit.py` refits them and scores each
+# coefficient negative) on the synthesized regions in benchmarks/bank_fit_points.json (26 rows:
+# six designs and five two-bank probes; `benchmarks/bank_fit.py` refits them and scores each
 # design left out of its own fit, docs/rtl.md): per read port-bank pair and in-bank address bit
 # (a bank port's address mux, and the compares by which reads of one word share a port), per
 # write pair and address bit (the address and data muxes of a bank's write port), per bit of a
 # bank held in registers (its write enables and read mux), and per read pair beyond a port's
 # first and data bit (a read port's word picked among its banks). Its flip-flops: each read
 # port's enable, port and bank, one cycle on.
-ROUTE_FIT = {"read_addr_bits": 8.02, "write_addr_bits": 2.33, "register_bits": 2.47, "extra_read_bits": 1.29}
+ROUTE_FIT = {"read_addr_bits": 6.7, "write_addr_bits": 3.48, "register_bits": 2.47, "extra_read_bits": 1.38}
 
 
 def in_registers(depth: int, two_writes: bool) -> bool:
