@@ -231,6 +231,13 @@ def test_a_region_whose_split_divides_is_also_priced_in_views_that_do_not():
         assert cheapest["fraction"] < min(o["fraction"] for o in r["shapes_priced"] if o["view"] == "tensor")
         assert (r["view"], r["dims"], r["tensor_dims"], r["divides"]) == ("merged", [1, 1, 144], [4, 6, 6], 0)
         assert banking.shape_text(r) == f"offset mod {r['Bw']}" and r["worst"] <= r["allowed"]
+    # a shape that does not serve is never built where one serves, however cheap
+    unserved = dict(min(p["regions"][0]["shapes_priced"], key=lambda o: o["fraction"]), worst=3, allowed=2,
+                    bank_storage={k: 0 for k in ("dsp", "bram18", "uram", "lut", "ff")}, logic={k: 0 for k in (
+                        "dsp", "bram18", "uram", "lut", "ff")}, divide_lut=0)
+    served = dict(unserved, worst=2, bank_storage=dict(unserved["bank_storage"], lut=1000))
+    assert banking._cheapest([unserved, served], dev) is served
+    assert banking._cheapest([unserved], dev) is unserved
     amem = {"SB": 8, "clients": [{"client": "core0 read lanes", "port": "r", "first": 0},
                                  {"client": "core0 write lanes", "port": "w", "first": 0}]}
     mems = bank_memory(amem, p, [0] * 288)["mems"]

@@ -485,8 +485,11 @@ class _Routes:
             if not exact:
                 self.whole.setdefault((r, client), set()).update(int(p) for p in np.unique(ports[m]))
                 continue
+            split = {}                                    # the coordinates in each view, once
             for k, (b, dims) in enumerate(self.chosen[r]):
-                c, h, w = self.reg.coords(r, addr[m], dims)
+                if dims not in split:
+                    split[dims] = self.reg.coords(r, addr[m], dims)
+                c, h, w = split[dims]
                 nb = _nbanks(b)
                 self.pairs.setdefault((r, k, client), []).append(np.unique(ports[m] * nb + bank_of(c, h, w, b)))
 
@@ -625,7 +628,7 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
         copies = 1 if ports <= 2 else (-(-(ports - writers) // (2 - writers)) if writers < 2 else 0)
         priced = [_priced(pat, reg, r, b, worst, allowed, rt.of(r, k), copies, sb, device, v, ab)
                   for k, (b, worst, allowed, v) in enumerate(options[r])]
-        best = min(priced, key=lambda o: _fraction(o["bank_storage"], o["logic"], device, o["divide_lut"]))
+        best = _cheapest(priced, device)
         codes = pat.patterns(r, best["view_index"])
         best.update({"region": name, "base": reg.bases[r], "size": reg.sizes[r],
                      "ports": ports, "writers": writers, "copies": copies,
@@ -692,6 +695,14 @@ def _priced(pat: _Patterns, reg: _Regions, r: int, b: Shape, worst: int, allowed
             "worst": worst, "allowed": allowed, "routes": routes, "paths": paths, "full_paths": sum(1 for lanes_ in routes.values() for x in lanes_ if x) * nb,
             "two_writes": two, "two_write_banks": tdp, "bank_storage": bank.times(n).as_dict(),
             "logic": route_logic(inputs, nb).as_dict(), "route_inputs": inputs}
+
+
+def _cheapest(priced: List[Dict], device) -> Dict:
+    """The priced shape to build: of those that serve (no client puts more words into a bank in a
+    cycle than it allows), the one taking the smallest share of the device, its divides counted;
+    the cheapest of all where none serves."""
+    return min(priced, key=lambda o: (o["worst"] > o["allowed"],
+                                      _fraction(o["bank_storage"], o["logic"], device, o["divide_lut"])))
 
 
 def _fanin(routes: Dict[str, List[List[int]]], clients: Sequence[str], nb: int) -> np.ndarray:
