@@ -78,7 +78,7 @@ def test_rtl_sim_bit_exact(exported, tmp_path, net, mode, target):
     checked = json.loads((out / "results" / "banks.json").read_text())["planned"]
     assert checked["ok"], [o for o in checked["regions"] if not o["ok"]]
     # a region banked in a merged view of its dimensions (banking._views) splits a lane's offset
-    # by its bits alone; maxpool's 8 x 12 x 12 and 4 x 12 x 12 tensors on the U280 are such
+    # by its bits alone; maxpool's 4 x 12 x 12 input and 8 x 6 x 6 output on the U280 are such
     # (built and simulated here, its memory's split and routes checked against the trace above)
     am = design["synth"]["act_mem"]
     for m in am["memories"]:

@@ -365,7 +365,7 @@ def _banks_md(b: Dict, device) -> List[str]:
              "| region | C x H x W | banks by (c, h, w) mod Bc x Bh x Bw (skew), or offset mod B | banks x copies | words a bank | clients at once | storage | routing |",
              "|---|---:|---:|---:|---:|---:|---|---|"]
     for r in b["regions"]:
-        lines.append(f"| {_label(r['region'], 40)} | {'x'.join(map(str, r.get('tensor_dims', r['dims'])))} | {shape_text(r)} | "
+        lines.append(f"| {_label(r['region'], 40)} | {'x'.join(map(str, r['tensor_dims']))} | {shape_text(r)} | "
                      f"{r['banks']} x {max(1, r['copies'])} | {r['depth']} | {r['ports']} | {res(r['bank_storage'])}, "
                      f"{r['bank_storage']['ff']:,} FF | {r['logic']['lut']:,} LUT, {r['logic']['ff']:,} FF |")
     return lines
