@@ -351,8 +351,7 @@ def test_bank_mem_synthesizes_to_the_modeled_storage(tmp_path, case):
     p = {"C": c, "H": h, "W": w, "LBC": lbc, "LBW": 1 - lbc, "NR": 1, "NW": nw, "TWO_WRITES": two, "SB": sb,
          "CB": max(1, (max(c, h, w) - 1).bit_length())}
     p.update(route_params([[0, 1]], [[0, 1]] * nw, 2))
-    cells = yosys_cells(tmp_path, [RTL / "hlsgen_bank_mem.sv"], "hlsgen_bank_mem", p, timeout=600, frontend="slang",
-                        slang_options="--unroll-limit=100000000 ")
+    cells = yosys_cells(tmp_path, [RTL / "hlsgen_bank_mem.sv"], "hlsgen_bank_mem", p, timeout=600, frontend="slang")
     got = resources(cells)
     depth = c * h * w // 2
     tdp = bool(two) and nw >= 2                  # both write ports reach both banks

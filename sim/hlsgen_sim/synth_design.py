@@ -159,7 +159,7 @@ def synth_memory(out: Path):
             try:
                 done[key] = {"yosys": yosys.resources(yosys.yosys_cells(
                     out / "build" / "yosys" / "mem" / m["name"], [out / "rtl" / "hlsgen_bank_mem.sv"],
-                    "hlsgen_bank_mem", p, frontend="slang", slang_options="--unroll-limit=100000000 "))}
+                    "hlsgen_bank_mem", p, frontend="slang"))}
             except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
                 done[key] = {"error": str(exc)[-1500:]}
             done[key]["seconds"] = round(time.perf_counter() - t, 1)

@@ -138,6 +138,9 @@ def _prepare(work: Path, sources: Sequence[Path], params: Dict[str, object]):
     return cmd, sets
 
 
+SLANG_UNROLL_LIMIT = 100_000_000
+
+
 def _read_step(sources: Sequence[Path], top: str, sets: list, frontend: str, slang_options: str = "",
                defines: Optional[Dict[str, object]] = None) -> str:
     """The script's step that reads the sources (in the working folder) with parameters `sets`;
@@ -145,7 +148,9 @@ def _read_step(sources: Sequence[Path], top: str, sets: list, frontend: str, sla
     names = " ".join(Path(s).name for s in sources)
     dflags = "".join(f"-D {k}={v} " for k, v in (defines or {}).items())
     if frontend == "slang":
-        read = (f"read_slang -j 1 {dflags}{slang_options}{names} --top {top} "
+        # a core's lanes and a banked memory's ports unroll their loops (128 element lanes x 6
+        # dimensions and more): slang's default limit of 4,000 iterations stops them
+        read = (f"read_slang -j 1 --unroll-limit={SLANG_UNROLL_LIMIT} {dflags}{slang_options}{names} --top {top} "
                 f"{' '.join(f'-G {k}={v}' for k, v in sets)}; ")
     elif frontend == "verilog":
         chparam = " ".join(f"-set {k} {v}" for k, v in sets)
