@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, Iterator, List, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 POINTS = ROOT / "benchmarks" / "decode_points.json"
@@ -56,15 +56,12 @@ def fit(rows: List[Dict]) -> Dict[str, float]:
     return weighted_fit([r["inputs"] for r in rows], [r["yosys"]["LUT"] for r in rows], list(DECODE_FIT), 20)
 
 
-def collect(dataflow: List[str], synthesized: Dict[str, Dict] = None) -> List[Dict]:
-    """Build the designs and synthesize each one's decode, or, given the points `synthesized`
-    (by design), keep their Yosys figures and take only the inputs from the builds."""
+def built(jobs: List[Tuple[str, str, str]]) -> Iterator[Tuple[str, str, Path]]:
+    """Build each job, (net, target, mode) or ("make demo", "ultra96v2", its design file), in a
+    temporary folder: yields (its place "[k/n]", its name "<net> <target> <mode>", the project);
+    a design that does not build (a capped whole-graph dataflow design) is said and skipped."""
     from hlsgen.zoo.testnets import export
-    from hlsgen_sim import synth_design, yosys
     py = str(ROOT / ".venv" / "bin" / "python")
-    jobs = [(n, t, "sequential") for n in NETS for t in TARGETS] + [(n, t, "dataflow") for n in dataflow for t in TARGETS]
-    jobs.append(("make demo", "ultra96v2", "designs/demo-cnn-ultra96.yaml"))
-    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for k, (net, target, mode) in enumerate(jobs):
             out = Path(tmp) / f"prj{k}"
@@ -81,23 +78,34 @@ def collect(dataflow: List[str], synthesized: Dict[str, Dict] = None) -> List[Di
             if b.returncode:
                 print(f"[{k + 1}/{len(jobs)}] {name}: not built ({b.stderr.strip().splitlines()[-1]})", flush=True)
                 continue
-            am = json.loads((out / "sim" / "design.json").read_text())["synth"]["act_mem"]
-            row = {"design": name, "inputs": am["banking"]["decode"]["inputs"]}
-            if synthesized is not None:
-                if name in synthesized:
-                    rows.append(dict(synthesized[name], inputs=row["inputs"]))
-                continue
-            t = time.perf_counter()
-            try:
-                y = yosys.resources(synth_design._synth_decode(out, am["memories"]))
-                row["yosys"] = {"LUT": y["LUT"], "FF": y["FF"]}
-            except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
-                row["error"] = str(exc).strip().splitlines()[-1][-200:]
-            row["seconds"] = round(time.perf_counter() - t, 1)
-            rows.append(row)
-            print(f"[{k + 1}/{len(jobs)}] {name}: {row.get('yosys', row.get('error'))} ({row['seconds']} s)", flush=True)
-        if synthesized is not None and len(rows) != len(synthesized):
-            raise SystemExit(f"--inputs: {len(synthesized) - len(rows)} of the points' designs were not built again")
+            yield f"[{k + 1}/{len(jobs)}]", name, out
+
+
+def collect(dataflow: List[str], synthesized: Dict[str, Dict] = None) -> List[Dict]:
+    """Build the designs and synthesize each one's decode, or, given the points `synthesized`
+    (by design), keep their Yosys figures and take only the inputs from the builds."""
+    from hlsgen_sim import synth_design, yosys
+    jobs = [(n, t, "sequential") for n in NETS for t in TARGETS] + [(n, t, "dataflow") for n in dataflow for t in TARGETS]
+    jobs.append(("make demo", "ultra96v2", "designs/demo-cnn-ultra96.yaml"))
+    rows = []
+    for place, name, out in built(jobs):
+        am = json.loads((out / "sim" / "design.json").read_text())["synth"]["act_mem"]
+        row = {"design": name, "inputs": am["banking"]["decode"]["inputs"]}
+        if synthesized is not None:
+            if name in synthesized:
+                rows.append(dict(synthesized[name], inputs=row["inputs"]))
+            continue
+        t = time.perf_counter()
+        try:
+            y = yosys.resources(synth_design._synth_decode(out, am["memories"]))
+            row["yosys"] = {"LUT": y["LUT"], "FF": y["FF"]}
+        except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
+            row["error"] = str(exc).strip().splitlines()[-1][-200:]
+        row["seconds"] = round(time.perf_counter() - t, 1)
+        rows.append(row)
+        print(f"{place} {name}: {row.get('yosys', row.get('error'))} ({row['seconds']} s)", flush=True)
+    if synthesized is not None and len(rows) != len(synthesized):
+        raise SystemExit(f"--inputs: {len(synthesized) - len(rows)} of the points' designs were not built again")
     return rows
 
 

@@ -337,6 +337,15 @@ def cmd_build(a) -> int:
     step(6, f"wrote {out}/ ({len(files)} files)")
     print(f"built {out}: {len(s.stages)} stage(s), modeled {s.total_cycles:,} cycles = {s.latency_ms:.4f} ms at "
           f"{s.clock_mhz:g} MHz (MODELED, see {out}/report.md)")
+    syn = json.loads(files["report.json"])["rtl_synthesis_model"]
+    w, sh = syn["whole"], syn["share_of_device"]
+    print(f"the RTL as synthesis builds it: {w['lut']:,} LUT ({sh['lut']:.0%}), {w['dsp']} DSP48E2, {w['bram18']} BRAM18"
+          f" of {device.name} (MODELED, fitted on Yosys; make -C {out} synth-yosys SCOPE=design synthesizes it)")
+    if not syn["fits"]:
+        over = ", ".join(f"{k.upper()} {w[k]:,} of {device.resource(k):,}" for k in w if w[k] > device.resource(k))
+        print(f"warning: the RTL as modeled does not fit {device.name} ({over}): the schedule prices the cores' "
+              f"datapaths only, not their control and tables ({out}/report.md, \"The RTL as synthesis builds it\"); "
+              "a larger device, or a lower --resource-cap for narrower cores, leaves room", file=sys.stderr)
     print(f"next: make -C {out} csim    (bit-exact C simulation with g++; csynth/cosim/xclbin need Vitis)")
     return 0
 

@@ -284,6 +284,28 @@ def test_the_decode_fit_is_the_fit_of_its_points():
         assert m["ff"] == y["FF"], (r, m)
 
 
+def test_the_core_fit_is_the_fit_of_its_points():
+    """core.CORE_FIT and CORE_FF_FIT (each hlsgen_core whole as Yosys builds it) are what
+    benchmarks/core_fit.py fits on benchmarks/core_points.json. The points hold cores of every
+    kind the fit has a term for (streamed weights in LUT RAM and in flip-flops, on-chip weights,
+    wide U280 datapaths), and the fit prices each synthesized core within 50% (or 600 LUT where it
+    is small) and make demo's nine cores within 10% in total."""
+    from hlsgen.backends.rtl.core import CORE_FF_FIT, CORE_FIT, core_logic
+    fit = _benchmark("core_fit")
+    rows = fit.load()
+    assert fit.fit(rows) == {"lut": CORE_FIT, "ff": CORE_FF_FIT}
+    done = fit.fitted(rows)
+    terms = [fit.inputs(r) for r in done]
+    assert any(t["weight_ram"] > 0 for t in terms) and any(t["weight_reg_bits"] > 0 for t in terms)
+    assert any(r["core_params"]["WST"] == 0 for r in done) and any(r["model"]["lut"] > 3000 for r in done)
+    for r, t in zip(done, terms):
+        m, y = core_logic(t), r["yosys"]
+        assert abs(m["lut"] - y["LUT"]) <= max(600, 0.5 * y["LUT"]), (r["design"], r["core"], m, y)
+    demo = [(core_logic(t)["lut"], r["yosys"]["LUT"]) for r, t in zip(done, terms) if r["design"] == "make demo"]
+    assert len(demo) == 9 and abs(sum(m for m, _ in demo) / sum(y for _, y in demo) - 1) <= 0.10, demo
+
+
+
 def test_the_routing_fit_is_the_fit_of_its_points():
     """banking.ROUTE_FIT is what benchmarks/bank_fit.py fits on benchmarks/bank_fit_points.json
     (synthesized regions), and that fit prices each design's routing within 15% in total when

@@ -58,6 +58,12 @@ def test_csim_bit_exact(exported, tmp_path, net, mode, target):
     banks = report(out)["rtl_act_mem_banks"]
     assert banks["served"] and banks["words"] >= banks["region_words"] > 0, banks
     assert "## Activation memory of the RTL (banks PLANNED" in (out / "report.md").read_text()
+    # and the whole RTL as synthesis builds it: every core whole (fitted), above its datapath
+    # alone (the schedule's model), and the memory, beside the device
+    syn = report(out)["rtl_synthesis_model"]
+    assert all(c["fitted"]["lut"] > c["datapath_model"]["lut"] for c in syn["cores"]), syn["cores"]
+    assert syn["whole"]["lut"] == sum(c["fitted"]["lut"] for c in syn["cores"]) + syn["memory"]["lut"]
+    assert "## The RTL as synthesis builds it (MODELED" in (out / "report.md").read_text()
     if mode != "auto":
         assert modes == [mode]
     if target == "capped" and mode != "dataflow":
@@ -308,3 +314,20 @@ def test_csim_with_io_offchip(exported, tmp_path, net, mode):
     x.write_bytes(bytes(v ^ 0x35 for v in x.read_bytes()))
     r, res = csim(out)
     assert r.returncode != 0 and res["mismatches"] > 0 and "MISMATCH out0" in r.stdout, r.stdout[-2000:]
+
+
+def test_the_build_says_what_the_rtl_costs_and_warns_where_it_does_not_fit(exported, tmp_path):
+    """`hlsgen build` prints the RTL as synthesis builds it (the cores whole, fitted, and the
+    memory: report.json's rtl_synthesis_model) beside the device, and warns on stderr, exit 0,
+    where that does not fit though the schedule's datapaths do: mlp_w4's capped core streams its
+    70 rows of weights into LUT RAM, which the schedule does not price."""
+    device, extra = TARGETS["capped"]
+    out = tmp_path / "prj"
+    r = run_cli("build", exported("mlp_w4", "qcdq"), "--device", device, "--mode", "sequential", "-o", out, *extra)
+    assert r.returncode == 0, r.stderr
+    syn = report(out)["rtl_synthesis_model"]
+    assert not syn["fits"] and syn["whole"]["lut"] > 12_000 > report(out)["resources"]["lut"], syn
+    assert f"the RTL as synthesis builds it: {syn['whole']['lut']:,} LUT" in r.stdout, r.stdout
+    assert f"warning: the RTL as modeled does not fit small (LUT {syn['whole']['lut']:,} of 12,000)" in r.stderr, r.stderr
+    u = run_cli("build", exported("mlp_w4", "qcdq"), "--device", "u280", "-o", tmp_path / "u280")
+    assert u.returncode == 0 and "warning" not in u.stderr and report(tmp_path / "u280")["rtl_synthesis_model"]["fits"]

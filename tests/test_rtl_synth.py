@@ -127,6 +127,10 @@ def test_synth_yosys_whole_core(exported, tmp_path, weights):
     assert c["core_params"]["WBEAT"] == (64 if weights == "offchip" else 1)
     assert c["core_params"]["WST"] == (weights == "offchip")
     assert y["LUT"] < 10_000, y
+    # the whole core beside its fit (core.CORE_FIT: report.md's "The RTL as synthesis builds it");
+    # the streamed core is among the fit's points, the one with its weights on chip is not
+    assert c["core"]["fitted"] == c["fitted"] and abs(c["core"]["lut_error"]) <= 0.5, (c["fitted"], y)
+    assert doc["design"]["core"]["lut_error_fitted"] == c["core"]["lut_error"]
     if weights == "onchip":                  # no write port (WST = 0): the weight table is a ROM, not LUT RAM
         assert y["LUTRAM"] == 0, y
     assert doc["design"]["core"]["yosys"] == y and "datapath" not in c
@@ -285,6 +289,11 @@ def test_synth_yosys_whole_design_and_its_memory(exported, tmp_path):
     assert w["device"] == dev["name"] and w["share_of_device"]["LUT"] == round(w["yosys"]["LUT"] / dev["lut"], 4)
     assert w["fits"] == all(v is None or v <= 1 for v in w["share_of_device"].values())
     assert f"{w['yosys']['LUT']:,} LUT ({w['share_of_device']['LUT']:.0%})" in r.stdout, r.stdout[-2000:]
+    # beside the build's model of the same (report.json's rtl_synthesis_model: the cores as fitted,
+    # the memory as its bank plan prices it; the top's ports and control not modeled)
+    rep = json.loads((tmp_path / "prj" / "report.json").read_text())["rtl_synthesis_model"]
+    assert w["model"] == rep["whole"] and rep["whole"]["lut"] == rep["cores_total"]["lut"] + rep["memory"]["lut"]
+    assert abs(w["errors"]["LUT"]) <= 0.3 and w["errors"]["DSP48E2"] == 0, (w["model"], w["yosys"])
 
 
 def test_synth_yosys_mem_synthesizes_the_banks_as_the_plan_prices_them(exported, tmp_path):

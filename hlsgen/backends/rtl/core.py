@@ -68,6 +68,44 @@ def _lanes(task, graph, folding) -> Tuple[int, int, int]:
 
 
 TAP_BITS = 80
+RQ_ROW_BITS = 6 * 32 + 7 + 1             # a requantization row beside its bias (PW bits): M0, M1, LO, HI, ZP, shift, half-even
+
+
+# A whole hlsgen_core as Yosys synth_xilinx maps it (LUT sites, distributed RAM at its sites): a
+# fit on the cores of benchmarks/core_points.json (`benchmarks/core_fit.py` refits it and prints
+# each core's error; `make synth-yosys SCOPE=core` synthesizes a project's). The cost model
+# prices a core's datapath only (hlsgen.schedule.cost.evaluate, `datapath`); around it the
+# control keeps per read lane its tap, bounds, address and row checks in CB bits (`read_bits`).
+# Streamed weights are a table that the m_axi channel writes a beat at a time and every PE lane
+# reads (a row, or two where rows are not aligned to a step): with few read ports Yosys builds it
+# from RAM64M8s (64 words of a bit, a write port and 7 read ports; `weight_ram`, a row bit per
+# pair of read ports and 64 rows), with many (WEIGHT_RAM_MAX_READS) from flip-flops and read
+# multiplexers (`weight_reg_bits`, its bits). Per write lane, per element lane and per table bit
+# (program, taps, requantization rows, on-chip weights as a ROM) were tried too and took no
+# weight in the fit (docs/rtl.md, "The whole cores priced as synthesized").
+CORE_FIT = {"datapath": 3.25, "read_bits": 1.67, "weight_ram": 14.04, "weight_reg_bits": 1.69}
+CORE_FF_FIT = {"datapath_ff": 1.33, "write_bits": 3.61, "weight_reg_bits": 1.33, "core": 27.72}
+WEIGHT_RAM_MAX_READS = 8
+
+
+def core_inputs(p: Dict, model: Dict) -> Dict[str, float]:
+    """What CORE_FIT and CORE_FF_FIT price, from a core's parameters (design.json's
+    synth.cores[].core_params: the design's and the core's own) and the cost model's datapath
+    figures for it (`model`)."""
+    cb = int(p["CB"])
+    rows, row_bits = int(p["WROM_ROWS"]), int(p["WR"]) * int(p["WB"])
+    reads = int(p["MP"]) * (1 if p["WAL"] else 2)          # the weight table's read ports
+    ram = bool(p["WST"]) and reads <= WEIGHT_RAM_MAX_READS
+    regs = bool(p["WST"]) and not ram
+    return {"datapath": int(model["lut"]), "datapath_ff": int(model["ff"]), "read_bits": int(p["NR"]) * cb,
+            "write_bits": int(p["NW"]) * cb, "weight_ram": row_bits * -(-reads // 2) * -(-rows // 64) if ram else 0,
+            "weight_reg_bits": rows * row_bits if regs else 0, "core": 1}
+
+
+def core_logic(inputs: Dict[str, float]) -> Dict[str, int]:
+    """A whole core's LUTs and flip-flops as synthesis builds it (the fits)."""
+    return {"lut": int(round(sum(CORE_FIT[k] * inputs[k] for k in CORE_FIT))),
+            "ff": int(round(sum(CORE_FF_FIT[k] * inputs[k] for k in CORE_FF_FIT)))}
 
 
 def _taps(f: List[int]) -> List[int]:
@@ -761,6 +799,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         for o in opts:
             res = res.max(o.res)
         core["model"] = {"dsp": core_dsp(opts), "lut": res.lut, "ff": res.ff}
+        core["inputs"] = core_inputs({**core_params, **core["params"]}, core["model"])
+        core["fitted"] = core_logic(core["inputs"])
         core["tasks"] = [label(n, 40) for n in what[core["index"]]]
     for s in stages:
         bits = ["1" if c in s["set"] else "0" for c in reversed(range(ncores))]

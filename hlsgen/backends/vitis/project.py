@@ -118,7 +118,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
         manifest["weights"] = {"file": "weights.bin", "words": int(kb.weight_image.size), "word_bits": kb.wcw,
                                "offsets": {name: off for name, off in kb.woff.items()}}
     files["data/manifest.json"] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
-    rtl, banks = render_rtl(graph, sched, device, k, kb)
+    rtl, banks, cores = render_rtl(graph, sched, device, k, kb)
     files.update(rtl)
     report = sched.to_json(device)
     report["hlsgen_version"] = __version__
@@ -127,14 +127,40 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
     report["rtl_act_mem_banks"] = {key: banks[key] for key in ("figures", "served", "banks", "words", "region_words",
                                                                "storage", "logic", "decode", "whole_storage",
                                                                "paths", "full_paths")}
+    report["rtl_synthesis_model"] = rtl_synthesis_model(cores, banks, device)
     files["report.json"] = (json.dumps(report, indent=2, sort_keys=True) + "\n").encode()
-    files["report.md"] = report_md(graph, sched, device, k, banks).encode()
+    files["report.md"] = report_md(graph, sched, device, k, banks, report["rtl_synthesis_model"]).encode()
     return files
 
 
-def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder) -> Tuple[Dict[str, bytes], Dict]:
-    """OUT/rtl (the core, its memory images, the top) and OUT/sim (the cocotb testbench), and the
-    banks planned for the activation memory (rtl/banking.py), which the reports show."""
+def rtl_synthesis_model(cores: List[Dict], banks: Dict, device) -> Dict:
+    """The RTL as synthesis builds it, MODELED: each core whole (the fit hlsgen.backends.rtl.core.
+    CORE_FIT: control, address generation, tables and datapath) beside the cost model's datapath
+    for it, the activation memory (its banks' storage, routing and decode: the bank plan's
+    model), and their sum beside the device. The top's own logic (stream ports, m_axi bundles,
+    AXI4-Lite control, row counters) is not modeled."""
+    mem = {k: banks["storage"][k] + banks["logic"][k] + banks["decode"].get(k, 0) for k in ("bram18", "uram", "lut", "ff")}
+    core_sum = {"dsp": sum(c["model"]["dsp"] for c in cores), "lut": sum(c["fitted"]["lut"] for c in cores),
+                "ff": sum(c["fitted"]["ff"] for c in cores)}
+    whole = {"dsp": core_sum["dsp"], "bram18": mem["bram18"], "uram": mem["uram"], "lut": core_sum["lut"] + mem["lut"],
+             "ff": core_sum["ff"] + mem["ff"]}
+    have = {k: int(device.resource(k)) for k in whole}
+    return {"figures": "MODELED: each core whole as Yosys synth_xilinx builds hlsgen_core (CORE_FIT, CORE_FF_FIT, "
+                       "fitted on synthesized cores: benchmarks/core_fit.py), the activation memory as the bank plan "
+                       "prices it (benchmarks/bank_fit.py, benchmarks/decode_fit.py); the top's stream ports, m_axi "
+                       "bundles, AXI4-Lite control and row counters not counted; `make synth-yosys SCOPE=design` "
+                       "synthesizes all of it",
+            "cores": [{"index": c["index"], "stage": c["stage"], "tasks": c["what"], "datapath_model": c["model"],
+                       "fitted": c["fitted"]} for c in cores],
+            "cores_total": core_sum, "memory": mem, "whole": whole,
+            "share_of_device": {k: (round(whole[k] / have[k], 4) if have[k] else None) for k in whole},
+            "fits": all(whole[k] <= have[k] for k in whole)}
+
+
+def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder) -> Tuple[Dict[str, bytes], Dict, List[Dict]]:
+    """OUT/rtl (the core, its memory images, the top) and OUT/sim (the cocotb testbench), the
+    banks planned for the activation memory (rtl/banking.py) and the cores (rtl/core.py), which
+    the reports show."""
     from ..rtl.act_mem import act_mem_ports, bank_memory, decode_inputs, decode_logic
     from ..rtl.core import build_core, word_package
     from ..rtl.modules import RTL_DIR, mem_text
@@ -210,7 +236,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
               "tasks": [{"task": p.name, "op": p.op, "folding": p.folding.as_list(), "modeled": int(p.cycles),
                          "core": int(core["task_cycles"].get(p.name, 0))} for s in sched.stages for p in s.tasks]}
     files["sim/design.json"] = (json.dumps(design, indent=2, sort_keys=True) + "\n").encode()
-    return files, core["banking"]
+    return files, core["banking"], core["cores"]
 
 
 def _synth_context(core: Dict, sched, device) -> Dict:
@@ -218,7 +244,7 @@ def _synth_context(core: Dict, sched, device) -> Dict:
     and its datapath's), the tables it reads, and the model's resources for that core; the
     design's modeled resources; and the sizes of the memories (the activation memory, which the
     simulation-first RTL holds whole and synth-yosys does not synthesize; docs/rtl.md)."""
-    from ..rtl.core import TAP_BITS
+    from ..rtl.core import RQ_ROW_BITS, TAP_BITS
     p = core["core_params"]
     dp_keys = ("MV", "MP", "MS", "ML", "XB", "AW", "NU", "PWB", "NSH", "SHV", "SHP", "SHS", "SHM", "NRQ", "NQS", "QSV", "QSP", "ET",
                "EL", "RAW")
@@ -228,9 +254,11 @@ def _synth_context(core: Dict, sched, device) -> Dict:
               # (its own program, weight ROM, tap table and requantization rows)
               "core_params": dict(p, **c["params"]),
               "core_tables": {k: Path(v).name for k, v in c["files"].items()},
-              "model": c["model"]} for c in core["cores"]]
+              "model": c["model"],
+              # the whole core as synthesis builds it (MODELED: hlsgen.backends.rtl.core.CORE_FIT) and what it prices
+              "fitted": c["fitted"], "inputs": c["inputs"]} for c in core["cores"]]
     r = sched.resources
-    rq_bits = p["PW"] + 6 * 32 + 7 + 1
+    rq_bits = p["PW"] + RQ_ROW_BITS
     return {"cores": cores, "device": device.name,
             "model_design": {"dsp": r.dsp, "lut": r.lut, "ff": r.ff, "bram18": r.bram18, "uram": r.uram},
             # the activation memory; the cores' programs, weight ROMs, tap tables and
@@ -283,7 +311,7 @@ def _labelled(sched: Schedule) -> Schedule:
     return s
 
 
-def report_md(graph: Graph, sched: Schedule, device, k: Dict, banks: Dict) -> str:
+def report_md(graph: Graph, sched: Schedule, device, k: Dict, banks: Dict, synthesis: Dict) -> str:
     from ...report.schedule import format_schedule
     lines = [f"# hlsgen build: {k['model']} on {device.name}", "",
              f"hlsgen {__version__}; device {device.name} ({device.part}, platform {device.platform}); "
@@ -307,6 +335,7 @@ def report_md(graph: Graph, sched: Schedule, device, k: Dict, banks: Dict) -> st
             where += f" (the graph's {s.io}: a host buffer, data/{s.var}.bin)"
         lines.append(f"| `{s.var}` | {s.label} | {s.kind} | `{s.ctype}` | {s.size} | {where} |")
     lines += _banks_md(banks, device)
+    lines += _synthesis_md(synthesis, device)
     lines += ["", "## Run it", "", "```", "make csim      # g++ C simulation, bit-exact check against data/out*.bin",
               "make sim       # RTL simulation (cocotb + Verilator), bit-exact check and simulated cycles",
               "make csynth    # needs vitis_hls", "make cosim     # needs vitis_hls", "make xclbin    # needs v++",
@@ -368,6 +397,32 @@ def _banks_md(b: Dict, device) -> List[str]:
         lines.append(f"| {_label(r['region'], 40)} | {'x'.join(map(str, r['tensor_dims']))} | {shape_text(r)} | "
                      f"{r['banks']} x {max(1, r['copies'])} | {r['depth']} | {r['ports']} | {res(r['bank_storage'])}, "
                      f"{r['bank_storage']['ff']:,} FF | {r['logic']['lut']:,} LUT, {r['logic']['ff']:,} FF |")
+    return lines
+
+
+def _synthesis_md(m: Dict, device) -> List[str]:
+    """report.md's section on the whole RTL as synthesis builds it (rtl_synthesis_model)."""
+    w, sh = m["whole"], m["share_of_device"]
+    pct = lambda k: "" if sh[k] is None else f" ({sh[k]:.0%})"      # noqa: E731
+    lines = ["", "## The RTL as synthesis builds it (MODELED: fitted on Yosys synth_xilinx; not synthesized here)", "",
+             "The schedule above prices each core's datapath (its multipliers, adder trees, accumulators and "
+             "requantizers). The RTL's cores also hold their control, address generation and tables; each whole "
+             "core is priced by a fit on synthesized cores (benchmarks/core_fit.py, docs/rtl.md \"The whole "
+             "cores priced as synthesized\"), the activation memory as its bank plan prices it (above). "
+             "`make synth-yosys SCOPE=design` synthesizes the design and sets it beside the device.", "",
+             "| core | stage | tasks | DSP48E2 | datapath LUT (cost model) | whole core LUT (fitted) | FF (fitted) |",
+             "|---:|---:|---|---:|---:|---:|---:|"]
+    for c in m["cores"]:
+        lines.append(f"| {c['index']} | {c['stage']} | {_label(c['tasks'], 60)} | {c['datapath_model']['dsp']} | "
+                     f"{c['datapath_model']['lut']:,} | {c['fitted']['lut']:,} | {c['fitted']['ff']:,} |")
+    mem = m["memory"]
+    lines += ["", f"- the cores: {m['cores_total']['dsp']} DSP48E2, {m['cores_total']['lut']:,} LUT, "
+                  f"{m['cores_total']['ff']:,} FF; the activation memory: {mem['bram18']} BRAM18, {mem['uram']} URAM, "
+                  f"{mem['lut']:,} LUT, {mem['ff']:,} FF",
+              f"- **the RTL, without the top's stream ports, m_axi bundles and control: {w['lut']:,} LUT{pct('lut')}, "
+              f"{w['ff']:,} FF{pct('ff')}, {w['dsp']} DSP48E2{pct('dsp')}, {w['bram18']} BRAM18{pct('bram18')}, "
+              f"{w['uram']} URAM{pct('uram')} of {device.name}**" +
+              ("" if m["fits"] else ": it does NOT fit the device, though the schedule's datapaths may")]
     return lines
 
 

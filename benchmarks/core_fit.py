@@ -1,0 +1,164 @@
+"""The cores' LUTs as Yosys builds them (each hlsgen_core whole: its control, address generation,
+tables and datapath) against the cost model's, hlsgen.schedule.cost.CORE_FIT, fitted on
+benchmarks/core_points.json.
+
+    .venv/bin/python benchmarks/core_fit.py             # the fit and each core's error
+    .venv/bin/python benchmarks/core_fit.py --check     # exit 1 if CORE_FIT is not the fit
+    .venv/bin/python benchmarks/core_fit.py --collect   # build the designs and synthesize their cores
+
+--collect builds every Foundation test net for the capped small FPGA (as benchmarks/rtl_designs.py
+does) in dataflow and sequential mode, the nets of --u280 for the U280 in both modes, and make
+demo's design; and synthesizes each of their cores whole (synth_design.py's `_synth(out, c,
+"core")`, what `make synth-yosys SCOPE=core` does; a core with the same parameters and tables as
+one synthesized before is not synthesized again). Each point is one core: its design, its
+parameters (design.json's synth.cores[].core_params), the cost model's figures for it, the fit's
+inputs (`hlsgen.schedule.cost.core_inputs`) and Yosys's LUT (in sites), LUTRAM, FF and DSP48E2.
+A core Yosys cannot synthesize is kept with its error and left out of the fit.
+"""
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List
+
+ROOT = Path(__file__).resolve().parents[1]
+POINTS = ROOT / "benchmarks" / "core_points.json"
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "sim"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bank_fit import weighted_fit  # noqa: E402
+from decode_fit import _commit, built  # noqa: E402
+from rtl_designs import NETS  # noqa: E402
+from hlsgen.backends.rtl.core import CORE_FF_FIT, CORE_FIT, core_inputs, core_logic  # noqa: E402
+
+
+def load(path: Path = POINTS) -> List[Dict]:
+    return json.loads(path.read_text()) if path.exists() else []
+
+
+def fitted(rows: List[Dict]) -> List[Dict]:
+    """The synthesized cores the fit is made on: those whose DSP48E2 count is the model's. Where
+    Yosys finds a multiplier's operand constant in every row of the core's tables it folds the
+    multiply into LUTs (gap_linear's global pool on the U280: 32 DSP48E2 where the model has 256),
+    so the core is not the circuit the datapath model prices."""
+    return [r for r in rows if "yosys" in r and r["yosys"]["DSP48E2"] == r["model"]["dsp"]]
+
+
+def inputs(r: Dict) -> Dict[str, float]:
+    return core_inputs(r["core_params"], r["model"])
+
+
+def fit(rows: List[Dict]) -> Dict[str, Dict[str, float]]:
+    """CORE_FIT and CORE_FF_FIT fitted on the synthesized cores (bank_fit.weighted_fit: each core
+    weighted by 1 / sqrt(its figure, at least 200))."""
+    rows = fitted(rows)
+    terms = [inputs(r) for r in rows]
+    return {"lut": weighted_fit(terms, [r["yosys"]["LUT"] for r in rows], list(CORE_FIT), 200),
+            "ff": weighted_fit(terms, [r["yosys"]["FF"] for r in rows], list(CORE_FF_FIT), 200)}
+
+
+def _price(coef: Dict[str, float], t: Dict[str, float]) -> float:
+    return sum(coef[k] * t[k] for k in coef)
+
+
+def left_out(rows: List[Dict]) -> Dict[str, float]:
+    """Per design: its cores' LUTs (summed) priced by a fit on the other designs' cores, against
+    Yosys's (modeled / synthesized - 1)."""
+    out = {}
+    rows = fitted(rows)
+    for design in dict.fromkeys(r["design"] for r in rows):
+        coef = fit([r for r in rows if r["design"] != design])["lut"]
+        mine = [r for r in rows if r["design"] == design]
+        out[design] = sum(_price(coef, inputs(r)) for r in mine) / sum(r["yosys"]["LUT"] for r in mine) - 1
+    return out
+
+
+def _key(out: Path, c: Dict) -> str:
+    h = hashlib.sha256(json.dumps(c["core_params"], sort_keys=True).encode())
+    for k in sorted(c["core_tables"]):
+        h.update(k.encode() + b"\0" + (out / "rtl" / c["core_tables"][k]).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def collect(u280: List[str], only: List[str], targets: List[str], dst: Path) -> List[Dict]:
+    """Build the designs and synthesize each new core whole, writing the points to `dst` after
+    each core (a long run keeps what it has done)."""
+    from hlsgen_sim import synth_design, yosys
+    jobs = [(n, "capped", m) for n in NETS for m in ("dataflow", "sequential")]
+    jobs += [(n, "u280", m) for n in u280 for m in ("dataflow", "sequential")]
+    jobs.append(("make demo", "ultra96v2", "designs/demo-cnn-ultra96.yaml"))
+    if only:
+        jobs = [j for j in jobs if j[0] in only]
+    if targets:
+        jobs = [j for j in jobs if j[1] in targets]
+    rows, seen, commit = [], set(), _commit()
+    for place, name, out in built(jobs):
+        syn = json.loads((out / "sim" / "design.json").read_text())["synth"]
+        for c in syn["cores"]:
+            key = _key(out, c)
+            if key in seen:
+                continue
+            seen.add(key)
+            row = {"design": name, "core": c["index"], "mode": c["mode"], "tasks": c["tasks"],
+                   "core_params": c["core_params"], "model": c["model"], "key": key, "commit": commit}
+            t = time.perf_counter()
+            try:
+                y = yosys.resources(synth_design._synth(out, c, "core"))
+                row["yosys"] = {q: y[q] for q in ("LUT", "LUTRAM", "FF", "DSP48E2", "BRAM18")}
+            except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
+                row["error"] = str(exc).strip().splitlines()[-1][-200:]
+            row["seconds"] = round(time.perf_counter() - t, 1)
+            rows.append(row)
+            dst.write_text(json.dumps(rows, indent=1) + "\n")
+            print(f"{place} {name} core{c['index']} ({c['mode']}): {row.get('yosys', row.get('error'))} model "
+                  f"{c['model']} ({row['seconds']} s)", flush=True)
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 unless CORE_FIT and CORE_FF_FIT are the fits")
+    ap.add_argument("--collect", action="store_true", help="build and synthesize the designs, write the points")
+    ap.add_argument("--u280", default="conv_bn_relu,depthwise_s2,pointwise,residual,gap_linear,mlp_w8",
+                    help="nets also built for the U280 (comma-separated)")
+    ap.add_argument("--only", action="append", default=[], help="only these designs (net names, or 'make demo')")
+    ap.add_argument("--target", action="append", default=[], choices=["capped", "u280", "ultra96v2"],
+                    help="only these targets")
+    ap.add_argument("--out", type=Path, default=POINTS)
+    args = ap.parse_args()
+    if args.collect:
+        collect([n for n in args.u280.split(",") if n], args.only, args.target, args.out)
+        if args.out != POINTS:
+            return 0
+    rows = load()
+    coef = fit(rows)
+    failed = sum(1 for r in rows if "yosys" not in r)
+    print(f"fit of {len(fitted(rows))} synthesized cores ({failed} that Yosys could not synthesize and "
+          f"{len(rows) - failed - len(fitted(rows))} whose DSP48E2 count is not the model's left out):\n  LUT {coef['lut']}\n  FF  {coef['ff']}\nCORE_FIT: {CORE_FIT}\nCORE_FF_FIT: {CORE_FF_FIT}")
+    print(f"{'design':34s} {'core':>4s} {'Yosys LUT':>9s} {'LUTRAM':>6s} {'model':>7s} {'error':>6s} {'datapath':>8s} "
+          f"{'Yosys FF':>8s} {'model':>6s} {'error':>6s}")
+    for r in rows:
+        m = core_logic(inputs(r))
+        if "yosys" not in r:
+            print(f"{r['design']:34s} {r['core']:4d} {'-':>9s} {'-':>6s} {m['lut']:7,}        {r['model']['lut']:8,}"
+                  f"   (Yosys failed: {r['error'][:50]})")
+            continue
+        y = r["yosys"]
+        print(f"{r['design']:34s} {r['core']:4d} {y['LUT']:9,} {y['LUTRAM']:6,} {m['lut']:7,} "
+              f"{(m['lut'] - y['LUT']) / y['LUT']:+6.0%} {r['model']['lut']:8,} {y['FF']:8,} {m['ff']:6,} "
+              f"{(m['ff'] - y['FF']) / y['FF']:+6.0%}" + ("" if r in fitted([r]) else
+                                                          f"   (left out: {y['DSP48E2']} DSP48E2, model {r['model']['dsp']})"))
+    print("each design's cores priced by a fit on the other designs' (LUT): " +
+          ", ".join(f"{d} {e:+.0%}" for d, e in left_out(rows).items()))
+    if args.check and (coef["lut"] != CORE_FIT or coef["ff"] != CORE_FF_FIT):
+        print(f"CORE_FIT / CORE_FF_FIT are not the fits of {POINTS.name}: set them to {coef}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
