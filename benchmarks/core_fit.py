@@ -1,19 +1,21 @@
-"""The cores' LUTs as Yosys builds them (each hlsgen_core whole: its control, address generation,
-tables and datapath) against the cost model's, hlsgen.schedule.cost.CORE_FIT, fitted on
+"""Each hlsgen_core whole as Yosys builds it (its control, address generation, tables and
+datapath) against its model, hlsgen.backends.rtl.core.CORE_FIT and CORE_FF_FIT, fitted on
 benchmarks/core_points.json.
 
-    .venv/bin/python benchmarks/core_fit.py             # the fit and each core's error
-    .venv/bin/python benchmarks/core_fit.py --check     # exit 1 if CORE_FIT is not the fit
-    .venv/bin/python benchmarks/core_fit.py --collect   # build the designs and synthesize their cores
+    .venv/bin/python benchmarks/core_fit.py             # the fit, each core's error, each design left out
+    .venv/bin/python benchmarks/core_fit.py --check     # exit 1 if CORE_FIT / CORE_FF_FIT are not the fits
+    .venv/bin/python benchmarks/core_fit.py --collect [--only NET ...] [--target capped|u280|ultra96v2 ...]
 
 --collect builds every Foundation test net for the capped small FPGA (as benchmarks/rtl_designs.py
 does) in dataflow and sequential mode, the nets of --u280 for the U280 in both modes, and make
 demo's design; and synthesizes each of their cores whole (synth_design.py's `_synth(out, c,
 "core")`, what `make synth-yosys SCOPE=core` does; a core with the same parameters and tables as
-one synthesized before is not synthesized again). Each point is one core: its design, its
-parameters (design.json's synth.cores[].core_params), the cost model's figures for it, the fit's
-inputs (`hlsgen.schedule.cost.core_inputs`) and Yosys's LUT (in sites), LUTRAM, FF and DSP48E2.
-A core Yosys cannot synthesize is kept with its error and left out of the fit.
+one synthesized before in the run is not synthesized again). Each point is one core: its design,
+its parameters (design.json's synth.cores[].core_params), the cost model's datapath figures for
+it, Yosys's LUT (in sites), LUTRAM, FF and DSP48E2, and the commit it was built at; the fit's
+inputs are computed from the parameters (`core_inputs`). The points of designs not built again
+(--only, --target) are kept. A core Yosys cannot synthesize is kept with its error, and one whose
+DSP48E2 count is not the model's is kept too; both are left out of the fit (`fitted`).
 """
 import argparse
 import hashlib
@@ -84,9 +86,10 @@ def _key(out: Path, c: Dict) -> str:
     return h.hexdigest()[:16]
 
 
-def collect(u280: List[str], only: List[str], targets: List[str], dst: Path) -> List[Dict]:
+def collect(u280: List[str], only: List[str], targets: List[str], dst: Path, old: List[Dict]) -> List[Dict]:
     """Build the designs and synthesize each new core whole, writing the points to `dst` after
-    each core (a long run keeps what it has done)."""
+    each core (a long run keeps what it has done): the `old` points of every design not built
+    again, and the new ones (so that --only or --target refreshes those designs alone)."""
     from hlsgen_sim import synth_design, yosys
     jobs = [(n, "capped", m) for n in NETS for m in ("dataflow", "sequential")]
     jobs += [(n, "u280", m) for n in u280 for m in ("dataflow", "sequential")]
@@ -97,6 +100,7 @@ def collect(u280: List[str], only: List[str], targets: List[str], dst: Path) -> 
         jobs = [j for j in jobs if j[1] in targets]
     rows, seen, commit = [], set(), _commit()
     for place, name, out in built(jobs):
+        old = [r for r in old if r["design"] != name]
         syn = json.loads((out / "sim" / "design.json").read_text())["synth"]
         for c in syn["cores"]:
             key = _key(out, c)
@@ -113,10 +117,11 @@ def collect(u280: List[str], only: List[str], targets: List[str], dst: Path) -> 
                 row["error"] = str(exc).strip().splitlines()[-1][-200:]
             row["seconds"] = round(time.perf_counter() - t, 1)
             rows.append(row)
-            dst.write_text(json.dumps(rows, indent=1) + "\n")
+            dst.write_text(json.dumps(old + rows, indent=1) + "\n")
             print(f"{place} {name} core{c['index']} ({c['mode']}): {row.get('yosys', row.get('error'))} model "
                   f"{c['model']} ({row['seconds']} s)", flush=True)
-    return rows
+    dst.write_text(json.dumps(old + rows, indent=1) + "\n")
+    return old + rows
 
 
 def main() -> int:
@@ -128,10 +133,12 @@ def main() -> int:
     ap.add_argument("--only", action="append", default=[], help="only these designs (net names, or 'make demo')")
     ap.add_argument("--target", action="append", default=[], choices=["capped", "u280", "ultra96v2"],
                     help="only these targets")
-    ap.add_argument("--out", type=Path, default=POINTS)
+    ap.add_argument("--out", type=Path, default=POINTS, help="the points file to write (default: the fit's); the "
+                    "points of designs not built again are kept")
     args = ap.parse_args()
     if args.collect:
-        collect([n for n in args.u280.split(",") if n], args.only, args.target, args.out)
+        collect([n for n in args.u280.split(",") if n], args.only, args.target, args.out,
+                load(args.out) if args.out.exists() else [])
         if args.out != POINTS:
             return 0
     rows = load()
