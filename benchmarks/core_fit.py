@@ -18,7 +18,6 @@ inputs are computed from the parameters (`core_inputs`). The points of designs n
 DSP48E2 count is not the model's is kept too; both are left out of the fit (`fitted`).
 """
 import argparse
-import hashlib
 import json
 import subprocess
 import sys
@@ -33,8 +32,7 @@ sys.path.insert(0, str(ROOT / "sim"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bank_fit import weighted_fit  # noqa: E402
-from decode_fit import _commit, built  # noqa: E402
-from rtl_designs import NETS  # noqa: E402
+from rtl_designs import NETS, built, built_at  # noqa: E402
 from hlsgen.backends.rtl.core import CORE_FF_FIT, CORE_FIT, core_inputs, core_logic  # noqa: E402
 
 
@@ -79,13 +77,6 @@ def left_out(rows: List[Dict]) -> Dict[str, float]:
     return out
 
 
-def _key(out: Path, c: Dict) -> str:
-    h = hashlib.sha256(json.dumps(c["core_params"], sort_keys=True).encode())
-    for k in sorted(c["core_tables"]):
-        h.update(k.encode() + b"\0" + (out / "rtl" / c["core_tables"][k]).read_bytes())
-    return h.hexdigest()[:16]
-
-
 def collect(u280: List[str], only: List[str], targets: List[str], dst: Path, old: List[Dict]) -> List[Dict]:
     """Build the designs and synthesize each new core whole, writing the points to `dst` after
     each core (a long run keeps what it has done): the `old` points of every design not built
@@ -98,17 +89,18 @@ def collect(u280: List[str], only: List[str], targets: List[str], dst: Path, old
         jobs = [j for j in jobs if j[0] in only]
     if targets:
         jobs = [j for j in jobs if j[1] in targets]
-    rows, seen, commit = [], set(), _commit()
+    rows, seen, commit = [], set(), built_at()
     for place, name, out in built(jobs):
         old = [r for r in old if r["design"] != name]
         syn = json.loads((out / "sim" / "design.json").read_text())["synth"]
         for c in syn["cores"]:
-            key = _key(out, c)
+            # a core with the parameters and tables of one synthesized before (make synth-yosys's own rule)
+            key = (json.dumps(c["core_params"], sort_keys=True), synth_design._tables_digest(out, c["core_tables"]))
             if key in seen:
                 continue
             seen.add(key)
             row = {"design": name, "core": c["index"], "mode": c["mode"], "tasks": c["tasks"],
-                   "core_params": c["core_params"], "model": c["model"], "key": key, "commit": commit}
+                   "core_params": c["core_params"], "model": c["model"], "commit": commit}
             t = time.perf_counter()
             try:
                 y = yosys.resources(synth_design._synth(out, c, "core"))

@@ -25,10 +25,9 @@ import argparse
 import json
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
-from typing import Dict, Iterator, List, Tuple
+from typing import Dict, List
 
 ROOT = Path(__file__).resolve().parents[1]
 POINTS = ROOT / "benchmarks" / "decode_points.json"
@@ -37,7 +36,7 @@ sys.path.insert(0, str(ROOT / "sim"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bank_fit import weighted_fit  # noqa: E402
-from rtl_designs import NETS, TARGETS  # noqa: E402
+from rtl_designs import NETS, TARGETS, built, built_at  # noqa: E402
 from hlsgen.backends.rtl.act_mem import DECODE_FIT, decode_logic  # noqa: E402
 
 
@@ -54,31 +53,6 @@ def fit(rows: List[Dict]) -> Dict[str, float]:
     least 20 LUT weighted as 20)."""
     rows = fitted(rows)
     return weighted_fit([r["inputs"] for r in rows], [r["yosys"]["LUT"] for r in rows], list(DECODE_FIT), 20)
-
-
-def built(jobs: List[Tuple[str, str, str]]) -> Iterator[Tuple[str, str, Path]]:
-    """Build each job, (net, target, mode) or ("make demo", "ultra96v2", its design file), in a
-    temporary folder: yields (its place "[k/n]", its name "<net> <target> <mode>", the project);
-    a design that does not build (a capped whole-graph dataflow design) is said and skipped."""
-    from hlsgen.zoo.testnets import export
-    py = str(ROOT / ".venv" / "bin" / "python")
-    with tempfile.TemporaryDirectory() as tmp:
-        for k, (net, target, mode) in enumerate(jobs):
-            out = Path(tmp) / f"prj{k}"
-            if net == "make demo":
-                cmd = [py, "-m", "hlsgen", "build", str(ROOT / mode), "-o", str(out)]
-                name = "make demo"
-            else:
-                onnx = Path(tmp) / f"{net}.onnx"
-                if not onnx.exists():
-                    export(net, str(onnx), "qcdq")
-                cmd = [py, "-m", "hlsgen", "build", str(onnx), "--mode", mode, "-o", str(out)] + TARGETS[target]
-                name = f"{net} {target} {mode}"
-            b = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-            if b.returncode:
-                print(f"[{k + 1}/{len(jobs)}] {name}: not built ({b.stderr.strip().splitlines()[-1]})", flush=True)
-                continue
-            yield f"[{k + 1}/{len(jobs)}]", name, out
 
 
 def collect(dataflow: List[str], synthesized: Dict[str, Dict] = None) -> List[Dict]:
@@ -109,14 +83,6 @@ def collect(dataflow: List[str], synthesized: Dict[str, Dict] = None) -> List[Di
     return rows
 
 
-def _commit() -> str:
-    """The commit the designs are built at (`+` where the tree has changes beside it)."""
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True,
-                           cwd=ROOT).stdout.strip()
-    return head + ("+" if dirty else "")
-
-
 def _kept(old: List[Dict], new: List[Dict]) -> List[Dict]:
     """The old points to keep beside the new: those kept before, and each whose design now builds
     to other inputs, renamed by the commit it was built at."""
@@ -141,7 +107,7 @@ def main() -> int:
         kept = {r["design"]: r for r in old if r not in built_by} if args.inputs else None
         rows = collect([n for n in args.dataflow.split(",") if n], kept)
         if args.collect:
-            commit = _commit()
+            commit = built_at()
             rows = [dict(r, commit=commit) for r in rows] + _kept(old, rows)
         else:
             rows += built_by

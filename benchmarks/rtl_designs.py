@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Iterator, List, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 NETS = ["conv_bn_relu", "depthwise_s2", "pointwise", "maxpool", "residual", "gap_linear", "mlp_w4", "mlp_w8",
@@ -50,6 +51,39 @@ NETS = ["conv_bn_relu", "depthwise_s2", "pointwise", "maxpool", "residual", "gap
 TARGETS = {"u280": ["--device", "u280"],
            "capped": ["--device", str(ROOT / "designs" / "devices" / "small.yaml"), "--resource-cap", "0.2",
                       "--weights", "offchip"]}
+
+
+def built(jobs: List[Tuple[str, str, str]]) -> Iterator[Tuple[str, str, Path]]:
+    """Build each job, (net, target, mode) or ("make demo", "ultra96v2", its design file), in a
+    temporary folder: yields (its place "[k/n]", its name "<net> <target> <mode>", the project);
+    a design that does not build (a capped whole-graph dataflow design) is said and skipped."""
+    from hlsgen.zoo.testnets import export
+    py = str(ROOT / ".venv" / "bin" / "python")
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (net, target, mode) in enumerate(jobs):
+            out = Path(tmp) / f"prj{k}"
+            if net == "make demo":
+                cmd = [py, "-m", "hlsgen", "build", str(ROOT / mode), "-o", str(out)]
+                name = "make demo"
+            else:
+                onnx = Path(tmp) / f"{net}.onnx"
+                if not onnx.exists():
+                    export(net, str(onnx), "qcdq")
+                cmd = [py, "-m", "hlsgen", "build", str(onnx), "--mode", mode, "-o", str(out)] + TARGETS[target]
+                name = f"{net} {target} {mode}"
+            b = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+            if b.returncode:
+                print(f"[{k + 1}/{len(jobs)}] {name}: not built ({b.stderr.strip().splitlines()[-1]})", flush=True)
+                continue
+            yield f"[{k + 1}/{len(jobs)}]", name, out
+
+
+def built_at() -> str:
+    """The commit the designs are built at (`+` where the tree has changes beside it)."""
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True,
+                           cwd=ROOT).stdout.strip()
+    return head + ("+" if dirty else "")
 
 
 def main():

@@ -400,15 +400,14 @@ def synth_whole(out: Path):
     share = {k: (round(whole[k] / dev[d], 4) if dev.get(d) else None) for k, d in DEVICE_KEYS}
     doc["whole_design"] = {"yosys": whole, "device": dev["name"], "share_of_device": share,
                            "fits": all(v is None or v <= 1 for v in share.values())}
-    model = report.get("rtl_synthesis_model", {}).get("whole")
-    if model:                                # the build's model of the same (report.md, MODELED)
-        doc["whole_design"]["model"] = model
-        doc["whole_design"]["errors"] = {k: _error(model[d], whole[k]) for k, d in DEVICE_KEYS}
+    model = report["rtl_synthesis_model"]["whole"]   # the build's model of the same (report.md, MODELED)
+    doc["whole_design"]["model"] = model
+    doc["whole_design"]["errors"] = {k: _error(model[d], whole[k]) for k, d in DEVICE_KEYS}
     pct = ", ".join(f"{whole[k]:,} {k} ({share[k]:.0%})" for k, _ in DEVICE_KEYS if share[k] is not None)
     return 0, doc, (f"{line}. {mem_line[:1].upper()}{mem_line[1:]}. The whole design (SYNTHESIZED by Yosys, not placed): {pct} of the "
                     f"{dev['name']}{'' if doc['whole_design']['fits'] else ': it does NOT fit'}" +
-                    (f" (the build modeled {model['lut']:,} LUT, {doc['whole_design']['errors']['LUT']:+.0%}, and "
-                     f"{model['ff']:,} FF without the top's ports and control: report.md)" if model else ""))
+                    f" (the build modeled {model['lut']:,} LUT, {doc['whole_design']['errors']['LUT']:+.0%}, and "
+                    f"{model['ff']:,} FF without the top's ports and control: report.md)")
 
 
 def main(argv=None) -> int:

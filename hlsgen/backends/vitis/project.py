@@ -139,7 +139,7 @@ def rtl_synthesis_model(cores: List[Dict], banks: Dict, device) -> Dict:
     for it, the activation memory (its banks' storage, routing and decode: the bank plan's
     model), and their sum beside the device. The top's own logic (stream ports, m_axi bundles,
     AXI4-Lite control, row counters) is not modeled."""
-    mem = {k: banks["storage"][k] + banks["logic"][k] + banks["decode"].get(k, 0) for k in ("bram18", "uram", "lut", "ff")}
+    mem = memory_model(banks)
     core_sum = {"dsp": sum(c["model"]["dsp"] for c in cores), "lut": sum(c["fitted"]["lut"] for c in cores),
                 "ff": sum(c["fitted"]["ff"] for c in cores)}
     whole = {"dsp": core_sum["dsp"], "bram18": mem["bram18"], "uram": mem["uram"], "lut": core_sum["lut"] + mem["lut"],
@@ -155,6 +155,12 @@ def rtl_synthesis_model(cores: List[Dict], banks: Dict, device) -> Dict:
             "cores_total": core_sum, "memory": mem, "whole": whole,
             "share_of_device": {k: (round(whole[k] / have[k], 4) if have[k] else None) for k in whole},
             "fits": all(whole[k] <= have[k] for k in whole)}
+
+
+def memory_model(b: Dict) -> Dict[str, int]:
+    """The activation memory as synthesis builds it, MODELED: its banks' storage, their routing
+    and the top memory's decode (the bank plan's figures)."""
+    return {k: b["storage"][k] + b["logic"][k] + b["decode"].get(k, 0) for k in ("bram18", "uram", "lut", "ff")}
 
 
 def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder) -> Tuple[Dict[str, bytes], Dict, List[Dict]]:
@@ -354,7 +360,7 @@ def _banks_md(b: Dict, device) -> List[str]:
     from ..rtl.banking import shape_text, unserved
     st, wh, lg, dec = b["storage"], b["whole_storage"], b["logic"], b["decode"]
     res = lambda r: f"{r['bram18']} BRAM18, {r['uram']} URAM, {r['lut']:,} LUT"     # noqa: E731
-    tot = {k: st[k] + lg[k] + dec.get(k, 0) for k in ("bram18", "uram", "lut", "ff")}
+    tot = memory_model(b)
     over = [f"{k.upper()} {tot[k]:,} of {have:,}" for k, have in (("bram18", device.bram18), ("uram", device.uram),
                                                                    ("lut", device.lut), ("ff", device.ff))
             if tot[k] > have]
