@@ -343,9 +343,11 @@ def cmd_build(a) -> int:
           f" of {device.name} (MODELED, fitted on Yosys; make -C {out} synth-yosys SCOPE=design synthesizes it)")
     if not syn["fits"]:
         over = ", ".join(f"{k.upper()} {w[k]:,} of {device.resource(k):,}" for k in w if w[k] > device.resource(k))
-        print(f"warning: the RTL as modeled does not fit {device.name} ({over}): the schedule prices the cores' "
-              f"datapaths only, not their control and tables ({out}/report.md, \"The RTL as synthesis builds it\"); "
-              "a larger device, or a lower --resource-cap for narrower cores, leaves room", file=sys.stderr)
+        print(f"warning: the RTL as modeled does not fit {device.name} ({over}): its cores whole take "
+              f"{syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,} (storage, routing, "
+              f"decode), where the schedule's own figure, {s.resources.lut:,} LUT, prices the cores' datapaths, not "
+              f"their control nor the memory's routing ({out}/report.md, \"The RTL as synthesis builds it\"); a larger "
+              "device, or a lower --resource-cap for narrower cores, leaves room", file=sys.stderr)
     print(f"next: make -C {out} csim    (bit-exact C simulation with g++; csynth/cosim/xclbin need Vitis)")
     return 0
 

@@ -287,8 +287,8 @@ def test_the_decode_fit_is_the_fit_of_its_points():
 def test_the_core_fit_is_the_fit_of_its_points():
     """core.CORE_FIT and CORE_FF_FIT (each hlsgen_core whole as Yosys builds it) are what
     benchmarks/core_fit.py fits on benchmarks/core_points.json. The points hold cores of every
-    kind the fit has a term for (streamed weights in LUT RAM and in flip-flops, on-chip weights,
-    wide U280 datapaths), and the fit prices each synthesized core within 50% (or 600 LUT where it
+    kind the fit has a term for (streamed weights, one lane's and many lanes' copies, on-chip
+    weights, wide U280 datapaths), and the fit prices each synthesized core within 50% (or 600 LUT where it
     is small) and make demo's nine cores within 10% in total."""
     from hlsgen.backends.rtl.core import CORE_FF_FIT, CORE_FIT, core_logic
     fit = _benchmark("core_fit")
@@ -296,7 +296,8 @@ def test_the_core_fit_is_the_fit_of_its_points():
     assert fit.fit(rows) == {"lut": CORE_FIT, "ff": CORE_FF_FIT}
     done = fit.fitted(rows)
     terms = [fit.inputs(r) for r in done]
-    assert any(t["weight_ram"] > 0 for t in terms) and any(t["weight_reg_bits"] > 0 for t in terms)
+    assert any(t["weight_lutram"] > 0 and r["core_params"]["MP"] == 1 for r, t in zip(done, terms))
+    assert any(t["weight_lutram"] > 0 and r["core_params"]["MP"] >= 8 for r, t in zip(done, terms))
     assert any(r["core_params"]["WST"] == 0 for r in done) and any(r["model"]["lut"] > 3000 for r in done)
     for r, t in zip(done, terms):
         m, y = core_logic(t), r["yosys"]

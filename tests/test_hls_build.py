@@ -319,15 +319,24 @@ def test_csim_with_io_offchip(exported, tmp_path, net, mode):
 def test_the_build_says_what_the_rtl_costs_and_warns_where_it_does_not_fit(exported, tmp_path):
     """`hlsgen build` prints the RTL as synthesis builds it (the cores whole, fitted, and the
     memory: report.json's rtl_synthesis_model) beside the device, and warns on stderr, exit 0,
-    where that does not fit though the schedule's datapaths do: mlp_w4's capped core streams its
-    70 rows of weights into LUT RAM, which the schedule does not price."""
+    where that does not fit though the schedule's datapaths do, naming the cores' part and the
+    memory's: residual's capped activation memory is registers and LUT RAM (the small FPGA's 20%
+    has 4 block RAMs), with routing the schedule does not price. mlp_w4's capped core streams 70
+    rows of weights, each lane's copy in LUT RAM: its RTL fits (stop 44's table, one copy read by
+    every lane and written a slice at a run-time offset, took 12,864 LUT RAM sites and did not)."""
     device, extra = TARGETS["capped"]
     out = tmp_path / "prj"
-    r = run_cli("build", exported("mlp_w4", "qcdq"), "--device", device, "--mode", "sequential", "-o", out, *extra)
+    r = run_cli("build", exported("residual", "qcdq"), "--device", device, "--mode", "sequential", "-o", out, *extra)
     assert r.returncode == 0, r.stderr
     syn = report(out)["rtl_synthesis_model"]
     assert not syn["fits"] and syn["whole"]["lut"] > 12_000 > report(out)["resources"]["lut"], syn
     assert f"the RTL as synthesis builds it: {syn['whole']['lut']:,} LUT" in r.stdout, r.stdout
-    assert f"warning: the RTL as modeled does not fit small (LUT {syn['whole']['lut']:,} of 12,000)" in r.stderr, r.stderr
+    assert (f"warning: the RTL as modeled does not fit small (LUT {syn['whole']['lut']:,} of 12,000): its cores whole "
+            f"take {syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,}") in r.stderr, r.stderr
+    m = run_cli("build", exported("mlp_w4", "qcdq"), "--device", device, "--mode", "sequential", "-o", tmp_path / "mlp",
+                *extra)
+    assert m.returncode == 0 and "warning" not in m.stderr, m.stderr
+    core = json.loads((tmp_path / "mlp" / "sim" / "design.json").read_text())["synth"]["cores"][0]
+    assert report(tmp_path / "mlp")["rtl_synthesis_model"]["fits"] and core["inputs"]["weight_lutram"] > 0, core
     u = run_cli("build", exported("mlp_w4", "qcdq"), "--device", "u280", "-o", tmp_path / "u280")
     assert u.returncode == 0 and "warning" not in u.stderr and report(tmp_path / "u280")["rtl_synthesis_model"]["fits"]

@@ -194,7 +194,6 @@ module hlsgen_core #(
 
     // ---------------------------------------------------------------- tables
     logic [NF * PFB - 1:0] prog[NT];        // a word is a row: the fetch reads one row, not NF entries
-    logic [WR * WB - 1:0] wrom[WROM_ROWS];  // weight i: row i / WR, bits WB * (i % WR)
     logic [79:0] tap[TAP_WORDS];
     logic signed [PW-1:0] rq_bias[RQ_ROWS];
     logic signed [31:0] rq_m0[RQ_ROWS], rq_m1[RQ_ROWS];
@@ -203,7 +202,6 @@ module hlsgen_core #(
     logic rq_he[RQ_ROWS];
     initial begin
         $readmemh(PROGRAM, prog);
-        $readmemh(WROM, wrom);
         $readmemh(TAP, tap);
         $readmemh(RQ_BIAS, rq_bias);
         $readmemh(RQ_M0, rq_m0);
@@ -428,12 +426,40 @@ module hlsgen_core #(
     ctl_t w_at_q[MP];
     logic w_use_q;                           // the step has weights, registered with its operands
     always_ff @(posedge clk) begin
-        for (int p = 0; p < MP; p++) begin
-            if (WAL) w_rows_q[p] <= (RROWS * WR * WB)'(wrom[int'(w_wat[p]) >> LWR]);
-            else w_rows_q[p] <= (RROWS * WR * WB)'({wrom[(int'(w_wat[p]) >> LWR) + 1], wrom[int'(w_wat[p]) >> LWR]});
-            w_at_q[p] <= WAL ? '0 : w_wat[p] & ctl_t'(WR - 1);
-        end
+        for (int p = 0; p < MP; p++) w_at_q[p] <= WAL ? '0 : w_wat[p] & ctl_t'(WR - 1);
         w_use_q <= w_wsrc >= 0;
+    end
+    // A core whose weights all lie on chip (WST = 0) reads them from its one ROM (WROM). Streamed
+    // weights (WST) arrive from off-chip memory: a beat is a slice of a row, written whole through
+    // one write port (a task's weights start on a row; the rest of its last beat is never read).
+    // Each PE lane reads its rows from a copy of the table of its own, which every beat is
+    // written into, and a row holds WR / WBEAT beats, each in a slot of its own (the beat's
+    // address bits above the beat's pick it): so synthesis maps each copy, a write port of whole
+    // slots and a lane's two read ports, to LUT RAM. One table read by every lane is flip-flops
+    // and read multiplexers where it has more than 4 read ports, and a slice written at a run-time
+    // offset is a write enable per bit, a LUT RAM cell per bit (Yosys; docs/rtl.md, stop 45).
+    // The ROM has no write port, as synthesis must see it when it synthesizes the core alone,
+    // where wr_en is a free input.
+    localparam int LWBEAT = $clog2(WBEAT);
+    if (!WST) begin : wt_rom
+        logic [WR * WB - 1:0] wrom[WROM_ROWS];  // weight i: row i / WR, bits WB * (i % WR)
+        initial $readmemh(WROM, wrom);
+        always_ff @(posedge clk)
+            for (int p = 0; p < MP; p++)
+                if (WAL) w_rows_q[p] <= (RROWS * WR * WB)'(wrom[int'(w_wat[p]) >> LWR]);
+                else w_rows_q[p] <= (RROWS * WR * WB)'({wrom[(int'(w_wat[p]) >> LWR) + 1], wrom[int'(w_wat[p]) >> LWR]});
+    end else begin : wt_lanes
+        for (genvar p = 0; p < MP; p++) begin : lane
+            logic [WR * WB - 1:0] wcopy[WROM_ROWS];
+            initial $readmemh(WROM, wcopy);
+            always_ff @(posedge clk) begin
+                if (wr_en)
+                    for (int s = 0; s < WR / WBEAT; s++)
+                        if (((wr_addr & (WR - 1)) >> LWBEAT) == s) wcopy[wr_addr >> LWR][s * WBEAT * WB +: WBEAT * WB] <= wr_row;
+                if (WAL) w_rows_q[p] <= (RROWS * WR * WB)'(wcopy[int'(w_wat[p]) >> LWR]);
+                else w_rows_q[p] <= (RROWS * WR * WB)'({wcopy[(int'(w_wat[p]) >> LWR) + 1], wcopy[int'(w_wat[p]) >> LWR]});
+            end
+        end
     end
     // each lane's weight (hlsgen_core_dp zeroes a dead lane's where a unit packs two lanes)
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: lane indices are ints; a core of 1-bit weights takes bit 0
@@ -593,13 +619,6 @@ module hlsgen_core #(
         end
         if (!rst_n) for (int k = 0; k < MD; k++) dl_v[k] <= 1'b0;
     end
-
-    // weights from off-chip memory: a beat is a slice of a row, written whole through one
-    // write port (a task's weights start on a row; the rest of its last beat is never read).
-    // A core whose weights all lie on chip (WST = 0) has no write port: its WROM is a ROM, as
-    // synthesis must see it when it synthesizes the core alone, where wr_en is a free input
-    always_ff @(posedge clk)
-        if (WST && wr_en) wrom[wr_addr >> LWR][(wr_addr & (WR - 1)) * WB +: WBEAT * WB] <= wr_row;
 
     task automatic fetch();                 // load word fw and start it
         automatic ctl_t og = pf(F_W_OG);

@@ -76,16 +76,28 @@ RQ_ROW_BITS = 6 * 32 + 7 + 1             # a requantization row beside its bias 
 # each core's error; `make synth-yosys SCOPE=core` synthesizes a project's). The cost model
 # prices a core's datapath only (hlsgen.schedule.cost.evaluate, `datapath`); around it the
 # control keeps per read lane its tap, bounds, address and row checks in CB bits (`read_bits`).
-# Streamed weights are a table that the m_axi channel writes a beat at a time and every PE lane
-# reads (a row, or two where rows are not aligned to a step): with few read ports Yosys builds it
-# from RAM64M8s (64 words of a bit, a write port and 7 read ports; `weight_ram`, a row bit per
-# pair of read ports and 64 rows), with many (WEIGHT_RAM_MAX_READS) from flip-flops and read
-# multiplexers (`weight_reg_bits`, its bits). Per write lane, per element lane and per table bit
-# (program, taps, requantization rows, on-chip weights as a ROM) were tried too and took no
-# weight in the fit (docs/rtl.md, "The whole cores priced as synthesized").
-CORE_FIT = {"datapath": 3.25, "read_bits": 1.67, "weight_ram": 14.04, "weight_reg_bits": 1.69}
-CORE_FF_FIT = {"datapath_ff": 1.33, "write_bits": 3.61, "weight_reg_bits": 1.33, "core": 27.72}
-WEIGHT_RAM_MAX_READS = 8
+# A core of one word keeps its fields as constants, which synthesis folds into the control; a
+# core of several words reads them from its program, NF fields of CB bits (`word_fields`).
+# Streamed weights are a table that the m_axi channel writes a beat at a time, one copy per PE
+# lane, which reads two rows of it (hlsgen_core.sv): Yosys builds each copy in LUT RAM
+# (`weight_lutram`, its sites by `weight_table_sites`) and registers what a lane reads
+# (`weight_read_bits`). Per write lane, per element lane, per table bit (program, taps,
+# requantization rows, on-chip weights as a ROM), the multiplexers that shift a lane's weights
+# out of its rows and a constant were tried too and took no weight in the fit (docs/rtl.md,
+# "The whole cores priced as synthesized" and stop 45's section).
+CORE_FIT = {"datapath": 3.2, "read_bits": 1.54, "weight_lutram": 1.11, "word_fields": 0.77}
+CORE_FF_FIT = {"datapath_ff": 1.33, "write_bits": 3.28, "weight_read_bits": 0.37}
+
+
+def weight_table_sites(rows: int, row_bits: int, second_bits: int) -> int:
+    """LUT sites of one copy of a streamed weight table as Yosys maps it: rows of `row_bits`
+    written whole slot by slot through one port, read through a port of all of a row and one of
+    its next row's low `second_bits` (0: none). A RAM64M8 (8 sites) holds 64 rows of 7 bits of
+    the reads, a RAM32M16 32 rows of 14: 64-row blocks, then the rest in either."""
+    def cells(per: int) -> int:
+        return -(-row_bits // per) + (-(-second_bits // per) if second_bits else 0)
+    full, rest = divmod(rows, 64)
+    return 8 * (full * cells(7) + (cells(14 if rest <= 32 else 7) if rest else 0))
 
 
 def core_inputs(p: Dict, model: Dict) -> Dict[str, float]:
@@ -93,13 +105,13 @@ def core_inputs(p: Dict, model: Dict) -> Dict[str, float]:
     synth.cores[].core_params: the design's and the core's own) and the cost model's datapath
     figures for it (`model`)."""
     cb = int(p["CB"])
-    rows, row_bits = int(p["WROM_ROWS"]), int(p["WR"]) * int(p["WB"])
-    reads = int(p["MP"]) * (1 if p["WAL"] else 2)          # the weight table's read ports
-    ram = bool(p["WST"]) and reads <= WEIGHT_RAM_MAX_READS
-    regs = bool(p["WST"]) and not ram
+    rows, wr, wb, mp, ms = int(p["WROM_ROWS"]), int(p["WR"]), int(p["WB"]), int(p["MP"]), int(p["MS"])
+    streamed = bool(p["WST"])
+    second = 0 if p["WAL"] else (ms - 1) * wb        # the bits of a lane's second row it can take
     return {"datapath": int(model["lut"]), "datapath_ff": int(model["ff"]), "read_bits": int(p["NR"]) * cb,
-            "write_bits": int(p["NW"]) * cb, "weight_ram": row_bits * -(-reads // 2) * -(-rows // 64) if ram else 0,
-            "weight_reg_bits": rows * row_bits if regs else 0, "core": 1}
+            "write_bits": int(p["NW"]) * cb, "word_fields": int(p["NF"]) * cb if int(p["NT"]) > 1 else 0,
+            "weight_lutram": mp * weight_table_sites(rows, wr * wb, second) if streamed else 0,
+            "weight_read_bits": mp * (wr * wb + second) if streamed else 0}
 
 
 def core_logic(inputs: Dict[str, float]) -> Dict[str, int]:
