@@ -288,8 +288,8 @@ def test_the_core_fit_is_the_fit_of_its_points():
     """core.CORE_FIT and CORE_FF_FIT (each hlsgen_core whole as Yosys builds it) are what
     benchmarks/core_fit.py fits on benchmarks/core_points.json. The points hold cores of every
     kind the fit has a term for (streamed weights, one lane's and many lanes' copies, on-chip
-    weights, wide U280 datapaths), and the fit prices each synthesized core within 50% (or 600 LUT where it
-    is small) and make demo's nine cores within 10% in total."""
+    weights, wide U280 datapaths), and the fit prices each synthesized core within 50% (or 600
+    LUT where it is small) and make demo's nine cores within 10% in total."""
     from hlsgen.backends.rtl.core import CORE_FF_FIT, CORE_FIT, core_logic
     fit = _benchmark("core_fit")
     rows = fit.load()

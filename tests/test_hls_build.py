@@ -331,8 +331,9 @@ def test_the_build_says_what_the_rtl_costs_and_warns_where_it_does_not_fit(expor
     syn = report(out)["rtl_synthesis_model"]
     assert not syn["fits"] and syn["whole"]["lut"] > 12_000 > report(out)["resources"]["lut"], syn
     assert f"the RTL as synthesis builds it: {syn['whole']['lut']:,} LUT" in r.stdout, r.stdout
-    assert (f"warning: the RTL as modeled does not fit small (LUT {syn['whole']['lut']:,} of 12,000): its cores whole "
-            f"take {syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,}") in r.stderr, r.stderr
+    assert (f"warning: the RTL as modeled does not fit small (LUT {syn['whole']['lut']:,} of 12,000): its cores "
+            f"whole take {syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,}") \
+        in r.stderr, r.stderr
     m = run_cli("build", exported("mlp_w4", "qcdq"), "--device", device, "--mode", "sequential", "-o", tmp_path / "mlp",
                 *extra)
     assert m.returncode == 0 and "warning" not in m.stderr, m.stderr
