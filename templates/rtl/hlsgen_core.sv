@@ -177,9 +177,11 @@ module hlsgen_core #(
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: the top's count is an int, the core compares its CB bits
     input  int                   wlim,
     /* verilator lint_on UNUSEDSIGNAL */
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: a core whose weights all lie on chip (WST = 0) reads a ROM
     input  logic                 wr_en,
     input  int                   wr_addr,    // the index of the beat's first weight
     input  logic [WBEAT*WB-1:0]  wr_row
+    /* verilator lint_on UNUSEDSIGNAL */
 );
     /* verilator no_inline_module */        // one C++ class for all of a design's cores: fast builds
     import hlsgen_word_pkg::*;               // the word layout (generated with the design)
