@@ -94,8 +94,7 @@ def collect(u280: List[str], only: List[str], targets: List[str], dst: Path, old
         old = [r for r in old if r["design"] != name]
         syn = json.loads((out / "sim" / "design.json").read_text())["synth"]
         for c in syn["cores"]:
-            # a core with the parameters and tables of one synthesized before (make synth-yosys's own rule)
-            key = (json.dumps(c["core_params"], sort_keys=True), synth_design._tables_digest(out, c["core_tables"]))
+            key = synth_design.synth_key(out, c, "core")     # make synth-yosys's own rule for a repeated core
             if key in seen:
                 continue
             seen.add(key)

@@ -85,6 +85,15 @@ def core_inputs(out: Path, c: dict):
     return sources, params
 
 
+def synth_key(out: Path, c: dict, what: str) -> tuple:
+    """What makes core c's synthesis of `what` ("core" or "datapath") the same as another's: its
+    parameters, and for the whole core the contents of its tables (benchmarks/core_fit.py skips
+    repeated cores by it too)."""
+    if what == "core":
+        return what, json.dumps(c["core_params"], sort_keys=True), _tables_digest(out, c["core_tables"])
+    return what, json.dumps(c["params"], sort_keys=True), ""
+
+
 def _tables_digest(out: Path, tables: dict) -> str:
     h = hashlib.sha256()
     for k in sorted(tables):
@@ -267,8 +276,7 @@ def synth_cores(out: Path, scope: str):
         entry = dict(c)
         for what in scopes:
             # a core with the parameters and table contents of an earlier one is not synthesized again
-            key = (what, json.dumps(c["core_params"] if what == "core" else p, sort_keys=True),
-                   _tables_digest(out, c["core_tables"]) if what == "core" else "")
+            key = synth_key(out, c, what)
             if key not in done:
                 print(f"synth-yosys [{k + 1}/{n}] {what} of {desc} ...", file=sys.stderr, flush=True)
                 t = time.perf_counter()

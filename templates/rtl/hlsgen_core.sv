@@ -442,14 +442,14 @@ module hlsgen_core #(
     // offset is a write enable per bit, a LUT RAM cell per bit (Yosys; docs/rtl.md, stop 45).
     // The ROM has no write port, as synthesis must see it when it synthesizes the core alone,
     // where wr_en is a free input.
+    // The build lays weights aligned exactly where none streams in (core.py: WAL = !WST), so the
+    // ROM's lanes read one row each and the copies' two.
     localparam int LWBEAT = $clog2(WBEAT);
     if (!WST) begin : wt_rom
         logic [WR * WB - 1:0] wrom[WROM_ROWS];  // weight i: row i / WR, bits WB * (i % WR)
         initial $readmemh(WROM, wrom);
         always_ff @(posedge clk)
-            for (int p = 0; p < MP; p++)
-                if (WAL) w_rows_q[p] <= (RROWS * WR * WB)'(wrom[int'(w_wat[p]) >> LWR]);
-                else w_rows_q[p] <= (RROWS * WR * WB)'({wrom[(int'(w_wat[p]) >> LWR) + 1], wrom[int'(w_wat[p]) >> LWR]});
+            for (int p = 0; p < MP; p++) w_rows_q[p] <= (RROWS * WR * WB)'(wrom[int'(w_wat[p]) >> LWR]);
     end else begin : wt_lanes
         for (genvar p = 0; p < MP; p++) begin : lane
             logic [WR * WB - 1:0] wcopy[WROM_ROWS];
@@ -458,8 +458,7 @@ module hlsgen_core #(
                 if (wr_en)
                     for (int s = 0; s < WR / WBEAT; s++)
                         if (((wr_addr & (WR - 1)) >> LWBEAT) == s) wcopy[wr_addr >> LWR][s * WBEAT * WB +: WBEAT * WB] <= wr_row;
-                if (WAL) w_rows_q[p] <= (RROWS * WR * WB)'(wcopy[int'(w_wat[p]) >> LWR]);
-                else w_rows_q[p] <= (RROWS * WR * WB)'({wcopy[(int'(w_wat[p]) >> LWR) + 1], wcopy[int'(w_wat[p]) >> LWR]});
+                w_rows_q[p] <= (RROWS * WR * WB)'({wcopy[(int'(w_wat[p]) >> LWR) + 1], wcopy[int'(w_wat[p]) >> LWR]});
             end
         end
     end
