@@ -132,13 +132,17 @@ DP_CASES = {
                   pairing=[0, 1, 2]),
     "avgpool": dict(MV=2, MP=2, MS=4, ML=1, WB=1, AW=14, ET=0, EL=1, mac=[], rq=[(2, 2)], pairing=[]),
     "maxpool": dict(MV=1, MP=4, MS=4, ML=1, WB=1, AW=9, ET=0, EL=1, mac=[], rq=[], pairing=[]),
+    # a sequential core whose max pool takes more lanes than its conv and its average pool: the
+    # lanes only the max pool takes (p >= 2) build no sum path (_lane_uses: MACK, AVGK)
+    "pool_wider": dict(MV=1, MP=4, MS=4, ML=1, WB=4, AW=16, ET=0, EL=1, mac=[(1, 2, 2, True)], rq=[(1, 2)],
+                       pairing=[1]),
 }
 
 
 def _dp_params(case):
     """The Verilog parameters of a DP_CASES entry, built by hlsgen.backends.rtl.core as it builds
     a core's (on an Ultra96: DSP48E2), and the MAC shapes with the pairings it chose."""
-    from hlsgen.backends.rtl.core import _shapes, _units
+    from hlsgen.backends.rtl.core import _lane_uses, _shapes, _units
     from hlsgen.schedule.device import load_device
     c = dict(case)
     mac, rq, pairing = c.pop("mac"), c.pop("rq"), c.pop("pairing")
@@ -147,7 +151,11 @@ def _dp_params(case):
     dev = load_device("ultra96v2")
     shapes, _, _ = _shapes(a, dev)
     assert [sh[3] for sh in shapes] == pairing, "the case no longer exercises the pairings it names"
-    return dict(c, SB=9, XB=8, PW=48, **_units(a, dev)), shapes
+    # the lanes cocotb_core_dp's steps take: a weighted step one of the MAC shapes, an averaging
+    # step a requantizer shape over every SIMD lane, a max pool every lane
+    uses = {"mac": {m[:3] for m in mac}, "avg": {(v, p, c["MS"]) for v, p in rq},
+            "max": {(c["MV"], c["MP"], c["MS"])}}
+    return dict(c, SB=9, XB=8, PW=48, **_units(a, dev), **_lane_uses(uses, c)), shapes
 
 
 @pytest.mark.parametrize("case", sorted(DP_CASES))
@@ -215,6 +223,31 @@ def test_mixed_weight_widths_keep_the_int4_shapes_packed(tmp_path):
                 for i, (v, p, s, dense, *_) in enumerate(DP_CASES["mixed"]["mac"]))
     cells = yosys_cells(tmp_path, [TAIL, RTL / "hlsgen_core_dp.sv"], "hlsgen_core_dp", params)
     assert cells.get("DSP48E2") == model == 4, cells
+
+
+def test_a_lane_builds_only_the_paths_its_words_take(tmp_path):
+    """A sequential core's lanes are its widest folding in each dimension; a lane builds the
+    sum path (x - zp, the product's gate, its place in the step's sum) only where a weighted or
+    averaging word takes it (MACK, AVGK) and a comparator only where a max pool does (MAXK).
+    DP_CASES "pool_wider" at Yosys's word level: its 4 x 4 lanes, 8 of them summed, subtract the
+    zero point 8 times, not 16, and compare at every lane the max pool takes plus once per output
+    (the accumulator's maximum). Before the masks (stop 46) every lane built both paths: the
+    capped demo_cnn's and maxpool's datapaths were 5,182 and 5,530 LUT, 3,078 and 2,907 with
+    them (`make synth-yosys SCOPE=datapath`)."""
+    _sim()                                   # (puts the emitted projects' library on the path)
+    from hlsgen_sim import yosys
+    params, _ = _dp_params(DP_CASES["pool_wider"])
+    nl, no, dw = params["MV"] * params["MP"] * params["MS"], params["MV"] * params["MP"], params["XB"] + 1
+    every = f"{nl}'h{(1 << nl) - 1:x}"
+    ones = {k: bin(int(params[k].split("'h")[1], 16)).count("1") for k in ("MACK", "AVGK", "MAXK")}
+    summed = bin(int(params["MACK"].split("'h")[1], 16) | int(params["AVGK"].split("'h")[1], 16)).count("1")
+    assert (ones["MACK"], summed, ones["MAXK"]) == (4, 8, 16), params
+    for name, over, subs, cmps in (("masks", {}, summed, ones["MAXK"]),
+                                   ("narrow_max", {"MAXK": params["AVGK"]}, summed, ones["AVGK"]),
+                                   ("every_lane", {"MACK": every, "AVGK": every, "MAXK": every}, nl, nl)):
+        cells = yosys.word_cells(tmp_path / name, [TAIL, RTL / "hlsgen_core_dp.sv"], "hlsgen_core_dp",
+                                 dict(params, **over), widths=True)["hlsgen_core_dp"]
+        assert (cells.get(f"$sub_{dw}"), cells.get(f"$gt_{dw}")) == (subs, cmps + no), (name, cells)
 
 
 def test_mac_pair_synthesizes_to_one_dsp48e2(tmp_path):

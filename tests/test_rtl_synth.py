@@ -241,11 +241,12 @@ def test_a_weighted_cores_lanes_are_gated_not_selected(exported, tmp_path):
     assert not {k: v for k, v in bits.items() if k in ("$gt", "$lt", "$ge", "$le")}, bits
     text = (out / "rtl" / "hlsgen_core_dp.sv").read_text()
     new_sum = "s_sum[o] = s_sum[o] + AW'(prod_g[o * MS + s]);"
-    new_max = "if (RAW && live_b[o * MS + s] && raw_b[o * MS + s] > s_mx[o]) s_mx[o] = raw_b[o * MS + s];"
-    assert text.count(new_sum) == 1 and text.count(new_max) == 1
+    new_max = "if (RAW && MAXK[o * MS + s] && live_b[o * MS + s] && raw_b[o * MS + s] > s_mx[o])"
+    new_pick = "RAW && (wmax_c && f_any(MAXK, o) || !f_any(MACK | AVGK, o)) ?"
+    assert text.count(new_sum) == 1 and text.count(new_max) == 1 and text.count(new_pick) == 1
     old = text.replace(new_sum, "if (live_b[o * MS + s]) s_sum[o] = s_sum[o] + AW'(prod[o * MS + s]);") \
-              .replace(new_max, "if (live_b[o * MS + s] && raw_b[o * MS + s] > s_mx[o]) s_mx[o] = raw_b[o * MS + s];") \
-              .replace("RAW && wmax_c ?", "wmax_c ?")
+              .replace(new_max, "if (live_b[o * MS + s] && raw_b[o * MS + s] > s_mx[o])") \
+              .replace(new_pick, "wmax_c ?")
     mutated = tmp_path / "old" / "hlsgen_core_dp.sv"
     mutated.parent.mkdir()
     mutated.write_text(old)

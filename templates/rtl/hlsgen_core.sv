@@ -137,6 +137,9 @@ module hlsgen_core #(
     parameter int ET = 2,
     parameter int EL = 1,
     parameter bit RAW = 1,
+    parameter logic [MV*MP*MS-1:0] MACK = '1,  // the lanes each kind of window word takes (hlsgen_core_dp)
+    parameter logic [MV*MP*MS-1:0] AVGK = '1,
+    parameter logic [MV*MP*MS-1:0] MAXK = '1,
     parameter bit XSH = 0,                   // every window word's PE lanes read the same activations (one
                                              // group): the core reads once per VEC x SIMD lane, not per lane
     parameter bit WST = 1,                   // some window word's weights stream in (WWAIT): lanes check wlim
@@ -498,7 +501,7 @@ module hlsgen_core #(
     hlsgen_core_dp #(.MV(MV), .MP(MP), .MS(MS), .ML(ML), .SB(SB), .XB(XB), .WB(CWB), .PWB(PWB), .AW(AW), .PW(PW), .NU(NU),
                      .NSH(NSH),
                      .SHV(SHV), .SHP(SHP), .SHS(SHS), .SHM(SHM), .NRQ(NRQ), .NQS(NQS), .QSV(QSV), .QSP(QSP), .ET(ET),
-                     .EL(EL), .RAW(RAW)) dp (
+                     .EL(EL), .RAW(RAW), .MACK(MACK), .AVGK(AVGK), .MAXK(MAXK)) dp (
         .clk(clk), .acc_en(q_wfire), .first(q_first), .wmax(w_max), .wuse(w_use_q), .fv(16'(VEC)), .fp(16'(PE)),
         .fs(16'(SIMD)), .live(dp_live), .x(dp_x),
         .w(dp_w), .zp((SB + 1)'(w_zp)), .init(SB'(w_init)), .m0(dp_m0), .bias(dp_bias), .shift(dp_shift), .he(dp_he),

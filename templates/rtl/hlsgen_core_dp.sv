@@ -56,7 +56,10 @@
 // word has weights, so the products are not selected against the lanes' own values; with one MAC
 // shape (NSH = 1) or one requantizer shape (NQS = 1) the routing does not depend on the word's
 // folding (every window word has it; other words' steps leave the accumulators alone). A dead
-// lane's product is zeroed before the sum, not the sum selected around it.
+// lane's product is zeroed before the sum, not the sum selected around it. A lane builds only
+// the paths the words that reach it take (MACK, AVGK, MAXK; since stop 46): in a sequential core
+// whose max pool runs 8 x 9 lanes and whose conv 2 x 4, 8 lanes sum and 72 compare, where every
+// lane did both.
 //
 // Elementwise lanes (EL of the core's ML lanes; the others only serve moves), ET terms each:
 // bias + sum_t (x_t - zp_t) * m_t, then the
@@ -84,8 +87,15 @@ module hlsgen_core_dp #(
     parameter logic [16*NQS-1:0] QSP = '0,
     parameter int ET = 2,                    // elementwise terms (0: the core runs no elementwise word)
     parameter int EL = 1,                    // lanes of its elementwise words (moves use the others)
-    parameter bit RAW = 1                    // a window word without weights (a pool) sums or compares the
+    parameter bit RAW = 1,                   // a window word without weights (a pool) sums or compares the
                                              // lanes' activations themselves: they are kept past stage A
+    // which lanes some window word of the core multiplies at (MACK), sums its own x - zp at (AVGK:
+    // average pools) or takes the maximum at (MAXK: max pools), bit k = (v * MP + p) * MS + s: the
+    // lanes inside those words' foldings (a lane is live only there). A sequential core's lanes
+    // are its widest folding in each dimension; a path no word takes at a lane is not built there
+    parameter logic [MV*MP*MS-1:0] MACK = '1,
+    parameter logic [MV*MP*MS-1:0] AVGK = '1,
+    parameter logic [MV*MP*MS-1:0] MAXK = '1
 ) (
     // waiver: a core sized for its words leaves some operands unused (the weights of lanes no
     // shape multiplies, the requantization rows of outputs no shape requantizes, the second
@@ -276,9 +286,12 @@ module hlsgen_core_dp #(
     // pools), and which lanes are live
     logic [NL-1:0] live_b;
     logic signed [DW-1:0] raw_b[NL];
+    // (a lane only max pools use keeps x, one only average pools use x - zp)
     always_ff @(posedge clk) begin
         live_b <= live;
-        for (int k = 0; k < NL; k++) raw_b[k] <= !RAW ? '0 : wmax ? DW'($signed(x[k * SB +: SB])) : d[k];
+        for (int k = 0; k < NL; k++)
+            raw_b[k] <= !RAW || !(AVGK[k] || MAXK[k]) ? '0
+                      : MAXK[k] && (wmax || !AVGK[k]) ? DW'($signed(x[k * SB +: SB])) : d[k];
     end
 
     // ---------------------------------------------------------------- the step's sums (stage B)
@@ -294,7 +307,7 @@ module hlsgen_core_dp #(
     // word has no weights
     logic signed [PRW-1:0] prod[NL];
     always_comb begin : route_out
-        for (int k = 0; k < NL; k++) prod[k] = RAW ? PRW'(raw_b[k]) : '0;
+        for (int k = 0; k < NL; k++) prod[k] = RAW && AVGK[k] ? PRW'(raw_b[k]) : '0;
         for (int i = 0; i < NSH; i++) begin
             if ((!RAW || wuse_b) && (NSH == 1 || msel_b[i])) begin
                 for (int v = 0; v < MV; v++) begin
@@ -315,9 +328,10 @@ module hlsgen_core_dp #(
     // bits, not AW: its inputs and its start (the input type's minimum) are activations of at
     // most XB bits, signed or not, and so is every maximum of them
     // A dead lane's product is zeroed before the sum (a gate on each product bit, which a LUT
-    // ahead of the adder absorbs), not the sum selected around it (a mux on every accumulator bit)
+    // ahead of the adder absorbs), not the sum selected around it (a mux on every accumulator bit);
+    // a lane no summing word takes (MACK, AVGK) adds nothing, one no max pool takes compares nothing
     logic signed [PRW-1:0] prod_g[NL];
-    always_comb for (int k = 0; k < NL; k++) prod_g[k] = live_b[k] ? prod[k] : '0;
+    always_comb for (int k = 0; k < NL; k++) prod_g[k] = (MACK[k] || AVGK[k]) && live_b[k] ? prod[k] : '0;
     logic signed [AW-1:0] s_sum[NO], s_sum_c[NO];   // every output's sum of the step's live products
     logic signed [DW-1:0] s_mx[NO], s_mx_c[NO];     // and their maximum (the least DW-bit value if none)
     always_comb begin : step_sums
@@ -326,7 +340,8 @@ module hlsgen_core_dp #(
             s_mx[o] = {1'b1, {(DW - 1){1'b0}}};
             for (int s = 0; s < MS; s++) begin
                 s_sum[o] = s_sum[o] + AW'(prod_g[o * MS + s]);
-                if (RAW && live_b[o * MS + s] && raw_b[o * MS + s] > s_mx[o]) s_mx[o] = raw_b[o * MS + s];
+                if (RAW && MAXK[o * MS + s] && live_b[o * MS + s] && raw_b[o * MS + s] > s_mx[o])
+                    s_mx[o] = raw_b[o * MS + s];
             end
         end
     end
@@ -340,11 +355,19 @@ module hlsgen_core_dp #(
     logic signed [AW-1:0] o_base[NO];        // where the step starts: init (an output group's first step) or acc
     logic signed [DW-1:0] o_mx[NO];
     logic [NO*AW-1:0] nxt;                   // every output's value after the step in stage C
+    // an output that no summing word's lanes reach only ever holds maxima (DW bits), one that no
+    // max pool's reach only ever sums
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: the output's index is an int
+    function automatic logic f_any(input logic [NL-1:0] m, input int o);
+        f_any = |m[o * MS +: MS];
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
     always_comb begin : outs
         for (int o = 0; o < NO; o++) begin
             o_base[o] = first_c ? AW'(init_c) : acc[o];
             o_mx[o] = s_mx_c[o] > DW'(o_base[o]) ? s_mx_c[o] : DW'(o_base[o]);
-            nxt[o * AW +: AW] = RAW && wmax_c ? AW'(o_mx[o]) : o_base[o] + s_sum_c[o];
+            nxt[o * AW +: AW] = RAW && (wmax_c && f_any(MAXK, o) || !f_any(MACK | AVGK, o)) ? AW'(o_mx[o])
+                                                                                          : o_base[o] + s_sum_c[o];
         end
     end
     always_ff @(posedge clk) if (en_c) for (int o = 0; o < NO; o++) acc[o] <= nxt[o * AW +: AW];

@@ -85,8 +85,8 @@ RQ_ROW_BITS = 6 * 32 + 7 + 1             # a requantization row beside its bias 
 # requantization rows, on-chip weights as a ROM), the multiplexers that shift a lane's weights
 # out of its rows and a constant were tried too and took no weight in the fit (docs/rtl.md,
 # "The whole cores priced as synthesized" and stop 45's section).
-CORE_FIT = {"datapath": 3.2, "read_bits": 1.54, "weight_lutram": 1.11, "word_fields": 0.77}
-CORE_FF_FIT = {"datapath_ff": 1.33, "write_bits": 3.28, "weight_read_bits": 0.37}
+CORE_FIT = {"datapath": 3.27, "read_bits": 1.16, "weight_lutram": 0.88, "word_fields": 0.8}
+CORE_FF_FIT = {"datapath_ff": 1.33, "write_bits": 3.24, "weight_read_bits": 0.3}
 
 
 def weight_table_sites(rows: int, row_bits: int, second_bits: int) -> int:
@@ -608,7 +608,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     rqs: Dict[int, List[int]] = {c: [] for c in range(ncores)}      # rows of st's table, in order
     rqat: Dict[str, int] = {}
     lanes = {c: {"MV": 1, "MP": 1, "MS": 1, "ML": 1} for c in range(ncores)}
-    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "RAW": 0, "XSH": 1}
+    arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "RAW": 0, "XSH": 1,
+                 "uses": {"mac": set(), "avg": set(), "max": set()}}
              for c in range(ncores)}
     per_task: Dict[str, int] = {}
     accesses: List[Dict] = []
@@ -801,6 +802,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         core["params"] = {**core.pop("tables"), **ln, "NR": max(reads, 2 * ln["ML"]),
                           "NW": max(ln["MV"] * ln["MP"], ln["ML"]),
                           **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL", "RAW", "XSH")},
+                          **_lane_uses(ar["uses"], ln),
                           # weights stream in (lanes wait for them) exactly where they do not lie aligned
                           "WST": int(not aligned[core["index"]]), "WAL": int(aligned[core["index"]]),
                           **_units(ar, device)}
@@ -877,6 +879,9 @@ def _arith(a: Dict, task, graph: Graph, f: List[int], vec: int, pe: int, simd: i
         return
     if kind == KIND_WINDOW and f[WORD["W_WSRC"]] < 0:
         a["RAW"] = 1                         # a pool: its lanes' activations pass the multipliers by
+    if kind == KIND_WINDOW:                  # which lanes multiply, sum their own values, take maxima
+        use = "max" if f[WORD["W_MAX"]] else "mac" if f[WORD["W_WSRC"]] >= 0 else "avg"
+        a["uses"][use].add((vec, pe, simd))
     if kind != KIND_WINDOW or f[WORD["W_MAX"]]:
         return
     a["rq"].add((vec, pe))
@@ -888,6 +893,27 @@ def _arith(a: Dict, task, graph: Graph, f: List[int], vec: int, pe: int, simd: i
             else None
         a["mac"][(vec, pe, simd)] = (dense and f[WORD["W_OG"]] >= f[WORD["W_O"]], small)
         a["CWB"] = max(a["CWB"], graph.tensors[task.inputs[1]].dtype.bits)
+
+
+def _lane_uses(uses: Dict[str, set], ln: Dict[str, int]) -> Dict[str, str]:
+    """hlsgen_core_dp's lane masks: bit k = (v * MP + p) * MS + s of MACK, AVGK, MAXK is set where
+    some window word of the core multiplies at that lane, sums its own x - zp there (an average
+    pool) or takes its maximum there (a max pool), i.e. where the lane is inside the word's
+    folding (a lane is live only there: hlsgen_core's w_live). A sequential core's lanes are the
+    widest folding in each dimension, so a core whose max pool runs 8 x 9 lanes and whose conv
+    runs 2 x 4 builds the sum path for the conv's 8 lanes only and the comparators for the pool's
+    72, not both paths for all 72."""
+    mv, mp, ms = ln["MV"], ln["MP"], ln["MS"]
+
+    def mask(folds: set) -> str:
+        bits = 0
+        for v in range(mv):
+            for p in range(mp):
+                for s in range(ms):
+                    if any(v < fv and p < fp and s < fs for fv, fp, fs in folds):
+                        bits |= 1 << ((v * mp + p) * ms + s)
+        return f"{mv * mp * ms}'h{bits:x}"
+    return {"MACK": mask(uses["mac"]), "AVGK": mask(uses["avg"]), "MAXK": mask(uses["max"])}
 
 
 def _vector(values: List[int]) -> str:

@@ -253,7 +253,7 @@ def _synth_context(core: Dict, sched, device) -> Dict:
     from ..rtl.core import RQ_ROW_BITS, TAP_BITS
     p = core["core_params"]
     dp_keys = ("MV", "MP", "MS", "ML", "XB", "AW", "NU", "PWB", "NSH", "SHV", "SHP", "SHS", "SHM", "NRQ", "NQS", "QSV", "QSP", "ET",
-               "EL", "RAW")
+               "EL", "RAW", "MACK", "AVGK", "MAXK")
     cores = [{"index": c["index"], "stage": c["stage"], "mode": sched.stages[c["stage"]].mode, "tasks": c["tasks"],
               "params": dict({k: c["params"][k] for k in dp_keys}, SB=p["SB"], WB=c["params"]["CWB"], PW=p["PW"]),
               # the whole core (hlsgen_core) as the top instantiates it, and the tables it reads

@@ -1,0 +1,38 @@
+"""The requantizer's tail (templates/rtl/hlsgen_rq_tail.sv: a rounding shift by a run-time
+amount, the zero point, the clamp) synthesized alone at its widths, every input a port, as in a
+core whose words requantize by different rows; beside the cost model's figure for one
+requantizer (hlsgen.schedule.cost.evaluate: the accumulator's bits + 16 LUT).
+
+    .venv/bin/python benchmarks/rq_tail.py [W ...]      # default: 40 51 54 66; about 15 s a width
+
+hlsgen_core_dp computes at RW bits: the wider of AW + 32 and XB + 35, or the requantization
+bias's PW, plus 2 (capped maxpool's core: 51, capped demo_cnn's: 54). A core of one word keeps
+its one requantization row as constants, and Yosys folds most of the tail away there.
+"""
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "sim"))
+
+from hlsgen_sim import yosys  # noqa: E402
+
+
+def main() -> int:
+    widths = [int(a) for a in sys.argv[1:]] or [40, 51, 54, 66]
+    print("| RW (bits) | LUT (Yosys) | FF | model, one requantizer (AW + 16, AW = RW - 34) | Yosys s |")
+    print("|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as work:
+        for w in widths:
+            t = time.perf_counter()
+            cells = yosys.yosys_cells(Path(work) / f"w{w}", [ROOT / "templates" / "rtl" / "hlsgen_rq_tail.sv"],
+                                      "hlsgen_rq_tail", {"W": w})
+            r = yosys.resources(cells)
+            print(f"| {w} | {r['LUT']:,} | {r['FF']:,} | {w - 34 + 16} | {time.perf_counter() - t:.0f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
