@@ -348,6 +348,12 @@ def cmd_build(a) -> int:
               f"decode), where the schedule's own figure, {s.resources.lut:,} LUT, prices the cores' datapaths, not "
               f"their control nor the memory's routing ({out}/report.md, \"The RTL as synthesis builds it\"); a larger "
               "device, or a lower --resource-cap for narrower cores, leaves room", file=sys.stderr)
+    else:
+        over = [f"{k.upper()} {w[k]:,} ({sh[k]:.0%})" for k in w if sh.get(k) is not None and sh[k] > opts.resource_cap]
+        if over:
+            print(f"note: the RTL as modeled takes {', '.join(over)} of {device.name}, above --resource-cap "
+                  f"{opts.resource_cap:g}, which the schedule holds its cores' datapaths to, not their control nor the "
+                  f"memory's routing ({out}/report.md, \"The RTL as synthesis builds it\")", file=sys.stderr)
     print(f"next: make -C {out} csim    (bit-exact C simulation with g++; csynth/cosim/xclbin need Vitis)")
     return 0
 
