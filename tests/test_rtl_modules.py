@@ -250,6 +250,49 @@ def test_a_lane_builds_only_the_paths_its_words_take(tmp_path):
         assert (cells.get(f"$sub_{dw}"), cells.get(f"$gt_{dw}")) == (subs, cmps + no), (name, cells)
 
 
+# hlsgen_rq_tail's rounding before stop 46: the remainder by a second shift and a subtraction,
+# compared with half at W bits
+OLD_RQ_TAIL = """module hlsgen_rq_tail #(parameter int W = 64) (
+    input logic signed [W-1:0] p, input logic [6:0] sh, input logic half_even,
+    input logic signed [W-1:0] zp, input logic signed [W-1:0] lo, input logic signed [W-1:0] hi,
+    output logic signed [W-1:0] q);
+    logic signed [W-1:0] fl, rem, half, r, one;
+    logic up;
+    assign one = 1;
+    assign fl = p >>> sh;
+    assign rem = p - (fl <<< sh);
+    assign half = (sh == 7'd0) ? '0 : (one <<< (sh - 7'd1));
+    assign up = half_even && (sh != 7'd0) && ((rem > half) || (rem == half && fl[0]));
+    assign r = (up ? fl + one : fl) + zp;
+    assign q = (r < lo) ? lo : ((r > hi) ? hi : r);
+endmodule
+"""
+
+
+def test_the_rounding_reads_two_bits_of_the_remainder(tmp_path):
+    """hlsgen_rq_tail rounds by the product's bit sh - 1 and the OR of the bits below it, where
+    it took the remainder by a second shift and a subtraction and compared it with half at W
+    bits (stop 46: 556 LUT at W = 54 where that took 722, `benchmarks/rq_tail.py`). Yosys proves
+    the two forms one circuit (a SAT miter over every input) at W = 12 and 16 for every shift
+    below W - 1, the shifts its users size W for (hlsgen_core_dp's RW covers the largest shift
+    + 2); the module tests and every design's simulation check it against hlsgen/numerics.py."""
+    _sim()
+    from hlsgen_sim.yosys import bounded_equivalent
+    src = tmp_path / "tails.sv"
+    src.write_text("`ifdef OLD_TAIL\n" + OLD_RQ_TAIL + "`else\n" + (RTL / "hlsgen_rq_tail.sv").read_text() + "`endif\n"
+                   """module tail_check #(parameter int W = 16) (
+    input logic signed [W-1:0] p, input logic [6:0] sh, input logic half_even,
+    input logic signed [W-1:0] zp, input logic signed [W-1:0] lo, input logic signed [W-1:0] hi,
+    output logic signed [W-1:0] q);
+    hlsgen_rq_tail #(.W(W)) t (.p(p), .sh(sh < 7'(W - 1) ? sh : 7'd0), .half_even(half_even), .zp(zp), .lo(lo),
+                                .hi(hi), .q(q));
+endmodule
+""")
+    for w in (12, 16, 130):
+        diff = bounded_equivalent(tmp_path / f"w{w}", [src], "tail_check", {"W": w}, {"OLD_TAIL": 1}, {}, cycles=1)
+        assert diff == "", diff
+
+
 def test_mac_pair_synthesizes_to_one_dsp48e2(tmp_path):
     """The cost model counts two int4 x int8 MACs per DSP48E2 (schedule/cost.py macs_per_dsp).
     Yosys (synth_xilinx -family xcup) maps hlsgen_mac_pair, which computes two such products,
