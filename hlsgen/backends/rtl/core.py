@@ -85,7 +85,7 @@ RQ_ROW_BITS = 6 * 32 + 7 + 1             # a requantization row beside its bias 
 # requantization rows, on-chip weights as a ROM), the multiplexers that shift a lane's weights
 # out of its rows and a constant were tried too and took no weight in the fit (docs/rtl.md,
 # "The whole cores priced as synthesized" and stop 45's section).
-CORE_FIT = {"datapath": 3.27, "read_bits": 1.16, "weight_lutram": 0.88, "word_fields": 0.8}
+CORE_FIT = {"datapath": 3.25, "read_bits": 1.2, "weight_lutram": 0.86, "word_fields": 0.77}
 CORE_FF_FIT = {"datapath_ff": 1.33, "write_bits": 3.24, "weight_read_bits": 0.3}
 
 
