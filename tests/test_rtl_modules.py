@@ -232,15 +232,16 @@ def test_a_lane_builds_only_the_paths_its_words_take(tmp_path):
     DP_CASES "pool_wider" at Yosys's word level: its 4 x 4 lanes, 8 of them summed, subtract the
     zero point 8 times, not 16, and compare at every lane the max pool takes plus once per output
     (the accumulator's maximum). Before the masks (stop 46) every lane built both paths: the
-    capped demo_cnn's and maxpool's datapaths were 5,182 and 5,530 LUT, 3,078 and 2,907 with
-    them (`make synth-yosys SCOPE=datapath`)."""
+    capped demo_cnn's and maxpool's datapaths were 5,182 and 5,530 LUT, 2,896 and 2,900 with
+    them and the outputs' select (`make synth-yosys SCOPE=datapath`; docs/rtl.md, stop 46)."""
     _sim()                                   # (puts the emitted projects' library on the path)
     from hlsgen_sim import yosys
     params, _ = _dp_params(DP_CASES["pool_wider"])
     nl, no, dw = params["MV"] * params["MP"] * params["MS"], params["MV"] * params["MP"], params["XB"] + 1
     every = f"{nl}'h{(1 << nl) - 1:x}"
-    ones = {k: bin(int(params[k].split("'h")[1], 16)).count("1") for k in ("MACK", "AVGK", "MAXK")}
-    summed = bin(int(params["MACK"].split("'h")[1], 16) | int(params["AVGK"].split("'h")[1], 16)).count("1")
+    masks = {k: int(params[k].split("'h")[1], 16) for k in ("MACK", "AVGK", "MAXK")}
+    ones = {k: bin(v).count("1") for k, v in masks.items()}
+    summed = bin(masks["MACK"] | masks["AVGK"]).count("1")
     assert (ones["MACK"], summed, ones["MAXK"]) == (4, 8, 16), params
     for name, over, subs, cmps in (("masks", {}, summed, ones["MAXK"]),
                                    ("narrow_max", {"MAXK": params["AVGK"]}, summed, ones["AVGK"]),
@@ -273,9 +274,11 @@ def test_the_rounding_reads_two_bits_of_the_remainder(tmp_path):
     """hlsgen_rq_tail rounds by the product's bit sh - 1 and the OR of the bits below it, where
     it took the remainder by a second shift and a subtraction and compared it with half at W
     bits (stop 46: 556 LUT at W = 54 where that took 722, `benchmarks/rq_tail.py`). Yosys proves
-    the two forms one circuit (a SAT miter over every input) at W = 12 and 16 for every shift
-    below W - 1, the shifts its users size W for (hlsgen_core_dp's RW covers the largest shift
-    + 2); the module tests and every design's simulation check it against hlsgen/numerics.py."""
+    the two forms one circuit (a SAT miter over every input) at W = 12, 16 and 130 (past the
+    7-bit shift's range, where an index compared at 7 bits would wrap) for every shift below
+    W - 1, the shifts its users size W for (the requantization width covers the largest shift
+    + 3: hlsgen/backends/vitis/cpp.py); the module tests and every design's simulation check it
+    against hlsgen/numerics.py."""
     _sim()
     from hlsgen_sim.yosys import bounded_equivalent
     src = tmp_path / "tails.sv"

@@ -228,11 +228,18 @@ def evaluate(nest: LoopNest, f: Folding, device: Device) -> TaskOption:
             roles[4:7] = out_lanes, nest.requant_terms, tiles
         else:
             roles[2:4] = out_lanes * nest.requant_terms, tiles
-        lut += out_lanes * (nest.acc_bits + 16)
+        lut += out_lanes * requantizer_lut(nest.acc_bits)
         ff += out_lanes * (nest.acc_bits + 32) * 2
     lut += TASK_BASE_LUT
     ff += TASK_BASE_FF
     return TaskOption(f, iters + d, d, Resources(dsp=pools_dsp(roles), lut=lut, ff=ff), tuple(roles))
+
+
+def requantizer_lut(acc_bits: int) -> int:
+    """LUTs the model charges one requantizer of an accumulator of acc_bits (its rounding shift,
+    zero point and clamp): a coarse figure; benchmarks/rq_tail.py sets it beside the synthesized
+    tail, which is far larger where a core's rows differ."""
+    return acc_bits + 16
 
 
 def pools_dsp(r) -> int:
