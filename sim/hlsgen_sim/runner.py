@@ -26,7 +26,7 @@ BUILD_MAKEFLAGS = "OPT_FAST=-Og OPT_SLOW=-O0 OPT_GLOBAL=-O0 CFG_CXXFLAGS_PCH_I=-
 # generated just before they are used. HLSGEN_CCACHE=0 turns it off; CCACHE_DIR says where the
 # cache is (ccache's default, ~/.cache/ccache, otherwise; `make test` keeps its own in build/).
 CCACHE_SLOPPINESS = "pch_defines,time_macros,include_file_mtime,include_file_ctime"
-# a Verilator build is kept beside its model (BUILD_KEY in the build folder): a run whose sources,
+# a Verilator or Icarus build is kept beside its model (BUILD_KEY in the build folder): a run whose sources,
 # parameters, arguments and tools are the build's simulates that model again instead of building
 # it anew (cocotb's runner always rebuilds for Verilator). Memory images ($readmemh) and the
 # testbench's data are read when the simulation starts, so they need no new build.
@@ -45,6 +45,9 @@ def build_key(sources: Sequence[Path], toplevel: str, parameters: Dict[str, obje
             versions.append(metadata.version(dist))
         except metadata.PackageNotFoundError:
             versions.append("")
+    if simulator == "icarus":
+        import subprocess
+        versions.append(subprocess.run(["iverilog", "-V"], capture_output=True, text=True).stdout.split("\n")[0])
     h = hashlib.sha256(json.dumps([simulator, toplevel, sorted((k, str(v)) for k, v in parameters.items()), list(args),
                                    BUILD_MAKEFLAGS, os.environ.get("WAVES", ""), versions]).encode())
     for src in sources:
@@ -131,10 +134,11 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
             vlt.write_text("`verilator_config\n" + "".join(f'public_flat_rw -module "{m}" -var "{v}"\n'
                                                           for m, v in public))
             sources.append(vlt)
-        # Verilator's model is kept (BUILD_KEY); other simulators build every time
-        key = build_key(sources, toplevel, parameters or {}, args, simulator) if simulator == "verilator" else None
+        # Verilator's model and Icarus's compiled design are kept (BUILD_KEY); other simulators build every time
+        model = {"verilator": toplevel, "icarus": "sim.vvp"}.get(simulator)
+        key = build_key(sources, toplevel, parameters or {}, args, simulator) if model else None
         stamp = Path(build_dir) / BUILD_KEY
-        if key and (Path(build_dir) / toplevel).is_file() and stamp.is_file() and stamp.read_text() == key:
+        if key and (Path(build_dir) / model).is_file() and stamp.is_file() and stamp.read_text() == key:
             print(f"sim: the RTL, its parameters and the tools are those of the model built in {build_dir}: "
                   "simulating it again without a new build", flush=True)
         else:

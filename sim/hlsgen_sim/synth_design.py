@@ -29,7 +29,6 @@ import argparse
 import hashlib
 import json
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -65,13 +64,7 @@ def _synth_top(out: Path, design: dict) -> dict:
     m_axi bundles, AXI4-Lite control, row counters and tables. yowasp's Yosys reads only below its working folder, so the sources and every table
     go there, the top's table paths ("../rtl/NAME") made plain names."""
     work = out / "build" / "yosys" / "top"
-    work.mkdir(parents=True, exist_ok=True)
-    for table in (out / "rtl").glob("*.mem"):
-        shutil.copy(table, work / table.name)
-    sources = []
-    for name in design["flat_sources"]:
-        (work / name).write_text((out / "rtl" / name).read_text().replace('"../rtl/', '"'))
-        sources.append(work / name)
+    sources = yosys.stage_rtl(out / "rtl", design["flat_sources"], work)
     return yosys.yosys_cells(work, sources, "hlsgen_top", {}, frontend="slang",
                              slang_options="--blackboxed-module hlsgen_top_mem ")
 

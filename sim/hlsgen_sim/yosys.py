@@ -3,14 +3,16 @@
 boundaries; out of context, as a block inside a design is: no I/O buffers on its ports) of one
 module with parameters, and the cell counts it reports. Used by `make synth-yosys` of an
 emitted project (synth_design.py) and by hlsgen's module tests and benchmarks."""
+import hashlib
 import importlib.util
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 
 class YosysError(RuntimeError):
@@ -83,6 +85,60 @@ def bounded_equivalent(work: Path, sources: Sequence[Path], top: str, params: Di
     if r.returncode == 0 and "SAT proof finished - no model found: SUCCESS!" in r.stdout:
         return ""
     return (r.stdout[-3000:] + r.stderr[-2000:]).strip() or f"yosys exited {r.returncode}"
+
+
+def stage_rtl(rtl: Path, names: Sequence[str], work: Path) -> List[Path]:
+    """The sources `names` of an emitted project's rtl/ copied into `work` with every table
+    (rtl/*.mem) beside them, their table paths ("../rtl/NAME", as the simulation in OUT/sim
+    reads them) made plain names: yowasp's Yosys reads only below its working folder."""
+    work.mkdir(parents=True, exist_ok=True)
+    for table in rtl.glob("*.mem"):
+        shutil.copy(table, work / table.name)
+    staged = []
+    for name in names:
+        (work / name).write_text((rtl / name).read_text().replace('"../rtl/', '"'))
+        staged.append(work / name)
+    return staged
+
+
+# the Verilog-2005 a simulator without SystemVerilog compiles, from `top` as Yosys's slang
+# frontend elaborates it for synthesis: processes become cells (proc); $bwmux, which
+# write_verilog cannot write, becomes gates (bwmuxmap); and a vector that cells drive in parts
+# becomes a net per part (splitnets -driver): Icarus wakes every reader of a vector when any of
+# its bits changes, and on vectors whose parts feed other parts (acyclic bit by bit: a
+# datapath's packed products, the top's write addresses) it had not left time 0 after two
+# minutes. opt -fast and opt_clean only drop and merge what synthesis drops and merges too.
+VERILOG_2005_PASSES = "proc; opt -fast; bwmuxmap; opt_clean; splitnets -driver; opt_clean"
+
+
+def write_verilog_2005(work: Path, sources: Sequence[Path], top: str, keep: Sequence[str] = (),
+                       timeout: int = 3600) -> Tuple[Path, bool]:
+    """`top` (the sources and their tables in `work`: stage_rtl) as Yosys reads it for synthesis,
+    written back as Verilog-2005 in work/TOP.v: the hierarchy kept (a module per instance, named
+    after it), `ifdef VERILATOR` code left out, $readmemh tables folded into the memories'
+    initial values. keep: wires (by name, in any module) that nothing reads but a testbench,
+    which would otherwise be dropped. Written again only when its sources, tables, keep or
+    passes changed (work/TOP.v.key). (its path, whether it was written now)"""
+    out = work / f"{top}.v"
+    stamp = work / f"{top}.v.key"
+    h = hashlib.sha256(json.dumps([top, sorted(keep), VERILOG_2005_PASSES, SLANG_UNROLL_LIMIT]).encode())
+    for f in sorted(list(sources) + sorted(work.glob("*.mem"))):
+        h.update(Path(f).name.encode() + b"\0" + Path(f).read_bytes() + b"\0")
+    key = h.hexdigest()
+    if out.is_file() and stamp.is_file() and stamp.read_text() == key:
+        return out, False
+    stamp.unlink(missing_ok=True)
+    cmd, _ = _prepare(work, sources, {})
+    keeps = f"setattr -set keep 1 {' '.join(f'w:{k}' for k in keep)}; " if keep else ""
+    script = (_read_step(sources, top, [], "slang", "--keep-hierarchy ") + f"hierarchy -top {top}; {keeps}"
+              f"{VERILOG_2005_PASSES}; write_verilog -noattr {out.name}")
+    r = subprocess.run(cmd + ["-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
+    if r.returncode != 0 or not out.is_file():
+        raise YosysError(f"yosys could not write {top} as Verilog-2005: {r.stderr.strip()[-1500:]}")
+    # the testbench's clock is in ns; Yosys writes no timescale
+    out.write_text("`timescale 1ns / 1ps\n" + out.read_text())
+    stamp.write_text(key)
+    return out, True
 
 
 def cell_bits(cells: Dict[str, int]) -> Dict[str, int]:
