@@ -806,7 +806,8 @@ def test_sim_icarus_runs_the_testbench_on_the_rtl_as_yosys_reads_it(exported, tm
     Verilog-2005, which Icarus simulates with the same testbench: bit-exact, in the cycles
     Verilator simulates, at full rate and under random gaps and backpressure, its banks in the
     form synthesis builds serving every access, the weights streamed on m_axi (capped pointwise).
-    Without iverilog it says how to get it; Verilator's loop form of the banks is refused.
+    Without iverilog it says how to get it; Verilator's loop form of the banks and its memory
+    trace (--banks) are refused.
     RTL=vitis needs `make csynth`'s Verilog and says so."""
     import shutil
     assert shutil.which("iverilog"), ("Icarus Verilog (iverilog) is not on PATH: `make test` installs it with apt-get "
@@ -819,6 +820,8 @@ def test_sim_icarus_runs_the_testbench_on_the_rtl_as_yosys_reads_it(exported, tm
     assert r.returncode == 2 and "make sim SIM=icarus: iverilog is not on PATH" in r.stderr, r.stderr[-2000:]
     r = subprocess.run(run_design + ["--bank-form", "loop"], capture_output=True, text=True, timeout=900)
     assert r.returncode == 2 and "--bank-form loop is Verilator's" in r.stderr, r.stderr[-2000:]
+    r = subprocess.run(run_design + ["--banks"], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 2 and "use SIM=verilator" in r.stderr, r.stderr[-2000:]
     r, ref = sim(out)
     assert r.returncode == 0 and ref["passed"] and ref["simulator"] == "verilator", r.stdout[-2000:]
     for args in ([], ["--gap 0.3 --backpressure 0.3 --seed 5"]):

@@ -105,6 +105,10 @@ def main(argv=None) -> int:
         print("make sim SIM=icarus: Icarus simulates hlsgen's RTL as Yosys reads it for synthesis, whose banks are "
               "the generate form; --bank-form loop is Verilator's", file=sys.stderr)
         return 2
+    if a.banks and icarus_hlsgen:
+        print("make sim SIM=icarus: --banks traces the activation memory through Verilator's simulation-only probe "
+              "(`ifdef VERILATOR`), which the RTL as Yosys reads it has not; use SIM=verilator", file=sys.stderr)
+        return 2
     a.bank_form = a.bank_form or ("generate" if icarus_hlsgen else "loop")
     if a.flat_mem and a.rtl != "hlsgen":
         print("make sim: --flat-mem chooses hlsgen's activation memory, which RTL=vitis does not have", file=sys.stderr)
@@ -179,9 +183,9 @@ def main(argv=None) -> int:
                          f"{'hlsgen' if a.rtl == 'hlsgen' else 'Vitis HLS'} RTL"
                          f"{' as Yosys elaborates it for synthesis' if icarus_hlsgen else ''}, ap_start to ap_done)")
     res["predicted_are"] = "modeled (hlsgen cost model, the schedule's total_cycles)"
+    res["simulator"] = a.simulator
     if a.rtl == "hlsgen":
         res["act_mem_form"] = "one array" if a.flat_mem else f"planned banks ({a.bank_form} form)"
-        res["simulator"] = a.simulator
     (out / "results" / "sim.json").write_text(json.dumps(res, indent=2) + "\n")
     for line in res["first_mismatches"]:
         print("MISMATCH " + line)
