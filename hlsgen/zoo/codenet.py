@@ -237,19 +237,29 @@ def spread_offsets(net, shape, seed: int) -> None:
     deform = [m for m in net.modules() if hasattr(m, "weight_holder")]
     stats = {}
 
+    class Measured(Exception):
+        """Raised by the hook once the offset conv has run: nothing after it in the network
+        bears on its statistics, so the forward stops there (the decoder's later, larger layers
+        and the heads are not computed; the statistics are the same)."""
+
     def hook(mod, inp, out):
         v = out.detach()
         v = v.value if hasattr(v, "value") else v
         # spread within an image (the deformation varies from pixel to pixel), averaged over images
         spatial = float(v.flatten(1).var(dim=1).mean().sqrt())
         stats[mod] = (float(v.mean()), spatial if spatial > 1e-6 else 1.0)
+        raise Measured
     g = torch.Generator().manual_seed(seed + 1)
     for d in deform:
         h = d.offset.register_forward_hook(hook)
-        with torch.no_grad():
-            net.eval()
-            net(torch.randn(8, *shape[1:], generator=g))   # across inputs, not one image
-        h.remove()
+        try:
+            with torch.no_grad():
+                net.eval()
+                net(torch.randn(8, *shape[1:], generator=g))   # across inputs, not one image
+        except Measured:
+            pass
+        finally:
+            h.remove()
         mean, std = stats[d.offset]
         with torch.no_grad():
             d.offset.weight.mul_(2.5 / std)
