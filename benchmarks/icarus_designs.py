@@ -7,7 +7,7 @@ whether each passed bit-exact, both simulated cycle counts (SIMULATED, ap_start 
 whether they are equal, the Verilog-2005's size, and the wall seconds of each step.
 
     .venv/bin/python benchmarks/icarus_designs.py [--target capped|u280] [--mode M ...] [--net N ...]
-                                                  [--demo] [--json FILE]
+                                                  [--demo | --demo-only] [--json FILE]
 
 --demo adds `make demo`'s design (designs/demo-cnn-ultra96.yaml). Icarus simulates a few hundred
 to a few thousand cycles a second on these designs: the capped sequential designs of 75,000 and
@@ -48,10 +48,13 @@ def main():
     ap.add_argument("--mode", choices=["dataflow", "sequential", "auto"], action="append")
     ap.add_argument("--net", choices=NETS, action="append")
     ap.add_argument("--demo", action="store_true", help="also make demo's design (designs/demo-cnn-ultra96.yaml)")
+    ap.add_argument("--demo-only", action="store_true", help="make demo's design alone")
     ap.add_argument("--json", type=Path, default=ROOT / "build" / "icarus_designs.json")
     a = ap.parse_args()
     jobs = [(n, a.target, m) for n in (a.net or NETS) for m in (a.mode or ["dataflow", "sequential", "auto"])]
-    if a.demo:
+    if a.demo_only:
+        jobs = []
+    if a.demo or a.demo_only:
         jobs.append(("make demo", "ultra96v2", "designs/demo-cnn-ultra96.yaml"))
     print(f"built at {built_at()}; cycles SIMULATED (ap_start to ap_done)", flush=True)
     rows = []
