@@ -847,6 +847,22 @@ def test_sim_icarus_runs_the_testbench_on_the_rtl_as_yosys_reads_it(exported, tm
         assert r.returncode == 0 and json.loads((out / "results" / "sim.json").read_text())["passed"], r.stdout[-3000:]
 
 
+def test_a_yosys_failure_is_one_line_saying_why():
+    """SIM=icarus reads the RTL with yowasp's Yosys first. Where that fails, make sim prints one
+    line: the WebAssembly stack running out (maxpool's U280 design, whose banked memory has a
+    region of 288 read ports: 60 s, too slow to run here) or Yosys's last error, not the tail of
+    a Python traceback (the first version printed "line 238, in enter_wasm")."""
+    import subprocess as sp
+    sys.path.insert(0, str(ROOT / "sim"))
+    from hlsgen_sim.yosys import _why
+    trap = sp.CompletedProcess([], 1, "", "Traceback ...\n  File \"x.py\", line 238, in enter_wasm\n"
+                                          "Caused by:\n    wasm trap: call stack exhausted\n")
+    assert "ran out of its stack, 2 MiB" in _why(trap) and "\n" not in _why(trap)
+    err = sp.CompletedProcess([], 1, "1. Executing SLANG frontend.\nERROR: top module hlsgen_top not found\n", "")
+    assert _why(err) == "ERROR: top module hlsgen_top not found"
+    assert _why(sp.CompletedProcess([], 3, "", "")) == "exit 3"
+
+
 def test_sim_rtl_vitis_runs_the_testbench_on_verilog_where_csynth_puts_it(exported, tmp_path):
     """Vitis is not installed here, so `make sim RTL=vitis` has never run on Vitis's Verilog.
     This runs its plumbing on a stand-in put where `make csynth` writes Vitis's output

@@ -134,7 +134,10 @@ def main(argv=None) -> int:
         try:
             sources = icarus_sources(out, design, a.flat_mem)
         except (YosysError, subprocess.TimeoutExpired) as exc:
-            print(f"make sim SIM=icarus: {str(exc).splitlines()[0] if str(exc) else exc!r}", file=sys.stderr)
+            alt = "" if a.flat_mem else ("SIM_ARGS=--flat-mem (the activation memory as one array, not its banks) "
+                                         "reads smaller; or ")
+            why = str(exc).splitlines()[0] if str(exc) else repr(exc)
+            print(f"make sim SIM=icarus: {why}; {alt}use SIM=verilator", file=sys.stderr)
             return 2
     run_dir = HERE.parent                       # where the simulator runs: hlsgen's tables are ../rtl/*.mem
     if a.rtl == "vitis":

