@@ -38,8 +38,9 @@ def _sim(out: Path, simulator: str) -> dict:
             "verilog_mb": float(re.search(r"([\d.]+) MB of", line).group(1)) if line else None,
             "verilog_s": float(re.search(r"written in (\d+) s", line).group(1)) if "written in" in line else None,
             "banks": res.get("act_mem_banks"),
-            "error": "" if r.returncode == 0 else (r.stderr.strip().splitlines() or r.stdout.strip().splitlines()
-                                                   or ["?"])[-1][:300]}
+            "error": "" if r.returncode == 0 else next(
+                (l for l in reversed((r.stderr + r.stdout).splitlines()) if l.startswith(("make sim", "sim: "))),
+                (r.stderr.strip().splitlines() or ["?"])[-1])[:400]}
 
 
 def main():
