@@ -15,7 +15,6 @@ more cycles take minutes each.
 """
 import argparse
 import json
-import re
 import subprocess
 import sys
 import time
@@ -32,11 +31,10 @@ def _sim(out: Path, simulator: str) -> dict:
     res_file = out / "results" / "sim.json"
     res = json.loads(res_file.read_text()) if res_file.exists() else {}
     res_file.unlink(missing_ok=True)
-    line = next((l for l in r.stdout.splitlines() if "MB of Verilog-2005" in l), "")
+    v2005 = res.get("verilog_2005") or {}
     return {"exit": r.returncode, "passed": bool(res.get("passed")), "mismatches": res.get("mismatches"),
             "elements": res.get("elements"), "cycles": res.get("cycles"), "wall_s": round(wall, 1),
-            "verilog_mb": float(re.search(r"([\d.]+) MB of", line).group(1)) if line else None,
-            "verilog_s": float(re.search(r"written in (\d+) s", line).group(1)) if "written in" in line else None,
+            "verilog_mb": v2005.get("mb"), "verilog_s": v2005.get("written_s"),
             "banks": res.get("act_mem_banks"),
             "error": "" if r.returncode == 0 else next(
                 (l for l in reversed((r.stderr + r.stdout).splitlines()) if l.startswith(("make sim", "sim: "))),

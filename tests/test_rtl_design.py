@@ -834,9 +834,10 @@ def test_sim_icarus_runs_the_testbench_on_the_rtl_as_yosys_reads_it(exported, tm
         assert res["act_mem_banks"]["conflict"] is False and res["act_mem_banks"]["differs"] is None, res
         if not args:                        # the same circuit: the same cycles as Verilator's
             assert res["cycles"] == ref["cycles"] and res["offchip_beats"] == ref["offchip_beats"], (res, ref)
-            assert "written in" in r.stdout
+            assert "written in" in r.stdout and res["verilog_2005"]["written_s"] > 0, res["verilog_2005"]
         else:
             assert res["cycles"] > ref["cycles"] and "kept: rtl/ has not changed" in r.stdout, (res, ref)
+            assert res["verilog_2005"]["written_s"] is None and res["verilog_2005"]["mb"] > 0, res["verilog_2005"]
     r = subprocess.run(["make", "-C", str(out), "sim", "RTL=vitis"], capture_output=True, text=True, timeout=900)
     if shutil.which("vitis_hls") is None:
         assert r.returncode != 0 and "run `make csynth` first" in r.stderr, r.stderr[-2000:]

@@ -35,7 +35,9 @@ def icarus_sources(out: Path, design: dict, flat_mem: bool):
     blocks, unpacked parameter arrays and array ports: docs/rtl.md), so Yosys's slang frontend
     elaborates it as it does for `make synth-yosys` and writes it back as Verilog-2005
     (yosys.write_verilog_2005, in OUT/build/icarus-rtl). Icarus then simulates the circuit
-    synthesis reads: the banks in their generate form, without the `ifdef VERILATOR` checks."""
+    synthesis reads: the banks in their generate form, without the `ifdef VERILATOR` checks.
+    ([that file], sim.json's record of it: its size and the seconds Yosys took, None where it
+    was kept from an earlier run)"""
     from hlsgen_sim import yosys
     work = out / "build" / f"icarus-rtl{'-flat' if flat_mem else ''}"
     names = design["flat_sources" if flat_mem else "sources"]
@@ -45,9 +47,11 @@ def icarus_sources(out: Path, design: dict, flat_mem: bool):
           f"({work.relative_to(out)}/hlsgen_top.v; a minute or more on a large design, kept while rtl/ "
           "is unchanged)", flush=True)
     v, written = yosys.write_verilog_2005(work, yosys.stage_rtl(out / "rtl", names, work), "hlsgen_top", keep)
-    print(f"sim: {v.relative_to(out)}: {v.stat().st_size / 1e6:.1f} MB of Verilog-2005 "
-          f"({f'written in {time.monotonic() - t0:.0f} s' if written else 'kept: rtl/ has not changed'})", flush=True)
-    return [v]
+    took = round(time.monotonic() - t0, 1) if written else None
+    info = {"file": str(v.relative_to(out)), "mb": round(v.stat().st_size / 1e6, 1), "written_s": took}
+    print(f"sim: {info['file']}: {info['mb']} MB of Verilog-2005 "
+          f"({f'written in {took:.0f} s' if written else 'kept: rtl/ has not changed'})", flush=True)
+    return [v], info
 
 
 # what hlsgen_sim/design_test.py reads or drives in hlsgen's RTL: the top's ports and wires, each
@@ -132,7 +136,7 @@ def main(argv=None) -> int:
     if icarus_hlsgen:
         from hlsgen_sim.yosys import YosysError
         try:
-            sources = icarus_sources(out, design, a.flat_mem)
+            sources, verilog_2005 = icarus_sources(out, design, a.flat_mem)
         except (YosysError, subprocess.TimeoutExpired) as exc:
             alt = "" if a.flat_mem else ("SIM_ARGS=--flat-mem (the activation memory as one array, not its banks) "
                                          "reads smaller; or ")
@@ -187,6 +191,8 @@ def main(argv=None) -> int:
                          f"{' as Yosys elaborates it for synthesis' if icarus_hlsgen else ''}, ap_start to ap_done)")
     res["predicted_are"] = "modeled (hlsgen cost model, the schedule's total_cycles)"
     res["simulator"] = a.simulator
+    if icarus_hlsgen:
+        res["verilog_2005"] = verilog_2005
     if a.rtl == "hlsgen":
         res["act_mem_form"] = "one array" if a.flat_mem else f"planned banks ({a.bank_form} form)"
     (out / "results" / "sim.json").write_text(json.dumps(res, indent=2) + "\n")
