@@ -179,50 +179,63 @@ module hlsgen_bank_mem #(
         end
         over = '0;
         for (int b = 0; b < NB; b++) begin
+            // each routed access in turn, as masks rather than branches: ta (tb) says whether it
+            // takes port A (B), and a port's address and word are the OR of the accesses' masked
+            // by them (at most one takes each port). The circuit of an if/else per access, which
+            // this was until stop 48 (benchmarks/bank_route.py proves them equal for bounded
+            // runs), but with nothing for slang's elaboration to nest: with branches, a region
+            // whose 32 banks each route 288 read ports (maxpool's on the U280) exhausted the
+            // stack of yowasp's Yosys, and one of 144 took 8x as long to read (docs/rtl.md)
             automatic logic av = 1'b0, bv = 1'b0;
             automatic logic [DB-1:0] aad = '0, bad = '0;
-            a_wd[b] = '0; b_wd[b] = '0; a_we[b] = 1'b0; b_we[b] = 1'b0;
+            a_wd[b] = '0; b_wd[b] = '0;
             for (int i = int'(WBP[b * LB +: LB]); i < int'(WBP[(b + 1) * LB +: LB]); i++) begin
                 automatic int k = int'(WBL[i * LB +: LB]);
-                if (we[k] && wb[k] == BI'(b)) begin
-                    if (!av) begin
-                        av = 1'b1; a_we[b] = 1'b1; aad = wa[k]; a_wd[b] = wdata[k * SB +: SB];
-                    end else if (TWO_WRITES != 0 && !bv) begin
-                        bv = 1'b1; b_we[b] = 1'b1; bad = wa[k]; b_wd[b] = wdata[k * SB +: SB];
-                    end else over[b] = 1'b1;
-                end
+                automatic logic req = we[k] && wb[k] == BI'(b);
+                automatic logic ta = req && !av;                           // the first write takes port A
+                automatic logic tb = TWO_WRITES != 0 && req && av && !bv;  // the second port B (a true dual port)
+                aad |= {DB{ta}} & wa[k];
+                a_wd[b] |= {SB{ta}} & wdata[k * SB +: SB];
+                bad |= {DB{tb}} & wa[k];
+                b_wd[b] |= {SB{tb}} & wdata[k * SB +: SB];
+                over[b] = over[b] | (req && av && !tb);
+                bv = bv | tb;
+                av = av | req;
             end
+            a_we[b] = av;
+            b_we[b] = bv;
             for (int i = int'(RBP[b * LB +: LB]); i < int'(RBP[(b + 1) * LB +: LB]); i++) begin
                 automatic int k = int'(RBL[i * LB +: LB]);
-                if (re[k] && rb[k] == BI'(b)) begin
-                    if (av && aad == ra[k]) ;
-                    else if (bv && bad == ra[k]) ;
-                    else if (!av) begin
-                        av = 1'b1; aad = ra[k];
-                    end else if (!bv) begin
-                        bv = 1'b1; bad = ra[k];
-                    end else over[b] = 1'b1;
-                end
+                automatic logic req = re[k] && rb[k] == BI'(b);
+                // a read of port A's word (or B's) shares it; any other takes the next free port
+                automatic logic ta = req && !av;
+                automatic logic other = req && av && aad != ra[k] && !(bv && bad == ra[k]);
+                automatic logic tb = other && !bv;
+                aad |= {DB{ta}} & ra[k];
+                bad |= {DB{tb}} & ra[k];
+                over[b] = over[b] | (other && bv);
+                bv = bv | tb;
+                av = av | req;
             end
             a_addr[b] = aad;
             b_addr[b] = bad;
         end
         r_on_b = '0;
         off = 1'b0;
-        for (int k = 0; k < NR; k++) begin
+        for (int k = 0; k < NR; k++) begin  // a port's routed banks are distinct: at most one is `at`
             automatic logic hit = 1'b0;
-            for (int i = int'(RPP[k * LB +: LB]); i < int'(RPP[(k + 1) * LB +: LB]); i++)
-                if (rb[k] == BI'(RPL[i * LB +: LB])) begin
-                    hit = 1'b1;
-                    r_on_b[k] = !(a_addr[int'(RPL[i * LB +: LB])] == ra[k]);
-                end
-            if (re[k] && !hit) off = 1'b1;
+            for (int i = int'(RPP[k * LB +: LB]); i < int'(RPP[(k + 1) * LB +: LB]); i++) begin
+                automatic logic at = rb[k] == BI'(RPL[i * LB +: LB]);
+                hit = hit | at;
+                r_on_b[k] = r_on_b[k] | (at && a_addr[int'(RPL[i * LB +: LB])] != ra[k]);
+            end
+            off = off | (re[k] && !hit);
         end
         for (int k = 0; k < NW; k++) begin
             automatic logic hit = 1'b0;
             for (int i = int'(WPP[k * LB +: LB]); i < int'(WPP[(k + 1) * LB +: LB]); i++)
-                if (wb[k] == BI'(WPL[i * LB +: LB])) hit = 1'b1;
-            if (we[k] && !hit) off = 1'b1;
+                hit = hit | wb[k] == BI'(WPL[i * LB +: LB]);
+            off = off | (we[k] && !hit);
         end
 `ifdef HLSGEN_SIM_BANKS_LOOP
         for (int b = 0; b < NB; b++) begin   // the banks: writes, and reads of the old words
@@ -269,8 +282,8 @@ module hlsgen_bank_mem #(
         for (int k = 0; k < NR; k++) begin
             rdata[k * SB +: SB] = '0;
             for (int i = int'(RPP[k * LB +: LB]); i < int'(RPP[(k + 1) * LB +: LB]); i++)
-                if (rb_d[k] == BI'(RPL[i * LB +: LB]))
-                    rdata[k * SB +: SB] = on_b_d[k] ? qb[int'(RPL[i * LB +: LB])] : qa[int'(RPL[i * LB +: LB])];
+                rdata[k * SB +: SB] |= {SB{rb_d[k] == BI'(RPL[i * LB +: LB])}}
+                                       & (on_b_d[k] ? qb[int'(RPL[i * LB +: LB])] : qa[int'(RPL[i * LB +: LB])]);
 `ifdef VERILATOR
             if (!re_d[k]) rdata[k * SB +: SB] = ~rdata[k * SB +: SB];
 `endif
