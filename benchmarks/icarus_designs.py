@@ -37,7 +37,9 @@ def _sim(out: Path, simulator: str) -> dict:
             "verilog_mb": v2005.get("mb"), "verilog_s": v2005.get("written_s"),
             "banks": res.get("act_mem_banks"),
             "error": "" if r.returncode == 0 else next(
-                (l for l in reversed((r.stderr + r.stdout).splitlines()) if l.startswith(("make sim", "sim: "))),
+                # make sim's own error (stderr) before its progress lines (stdout)
+                (l for l in [*reversed(r.stderr.splitlines()), *reversed(r.stdout.splitlines())]
+                 if l.startswith(("make sim", "sim: "))),
                 (r.stderr.strip().splitlines() or ["?"])[-1])[:400]}
 
 

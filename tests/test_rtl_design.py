@@ -850,8 +850,9 @@ def test_sim_icarus_runs_the_testbench_on_the_rtl_as_yosys_reads_it(exported, tm
 
 def test_a_yosys_failure_is_one_line_saying_why():
     """SIM=icarus reads the RTL with yowasp's Yosys first. Where that fails, make sim prints one
-    line: the WebAssembly stack running out (maxpool's U280 design, whose banked memory has a
-    region of 288 read ports: 60 s, too slow to run here) or Yosys's last error, not the tail of
+    line: the WebAssembly stack running out (maxpool's U280 design until stop 48, whose banked
+    memory has a region of 288 read ports: 60 s, too slow to run here), its 4 GB of memory running
+    out (a thrown Wasm exception), or Yosys's last error, not the tail of
     a Python traceback (the first version printed "line 238, in enter_wasm")."""
     import subprocess as sp
     sys.path.insert(0, str(ROOT / "sim"))
@@ -862,6 +863,9 @@ def test_a_yosys_failure_is_one_line_saying_why():
     err = sp.CompletedProcess([], 1, "1. Executing SLANG frontend.\nERROR: top module hlsgen_top not found\n", "")
     assert _why(err) == "ERROR: top module hlsgen_top not found"
     assert _why(sp.CompletedProcess([], 3, "", "")) == "exit 3"
+    # Yosys's proc on shuffle_block's capped core exceeds WebAssembly's 4 GB (110 s, too slow here)
+    oom = sp.CompletedProcess([], 1, "3.8. Executing PROC_DLATCH pass\n", "Traceback ...\nCaused by:\n    thrown Wasm exception\n")
+    assert "ran out of its 4 GB of memory" in _why(oom) and "\n" not in _why(oom)
 
 
 def test_sim_rtl_vitis_runs_the_testbench_on_verilog_where_csynth_puts_it(exported, tmp_path):

