@@ -856,7 +856,7 @@ def test_a_yosys_failure_is_one_line_saying_why():
     a Python traceback (the first version printed "line 238, in enter_wasm")."""
     import subprocess as sp
     sys.path.insert(0, str(ROOT / "sim"))
-    from hlsgen_sim.yosys import _why
+    from hlsgen_sim.yosys import _kind, _why
     trap = sp.CompletedProcess([], 1, "", "Traceback ...\n  File \"x.py\", line 238, in enter_wasm\n"
                                           "Caused by:\n    wasm trap: call stack exhausted\n")
     assert "ran out of its stack, 2 MiB" in _why(trap) and "\n" not in _why(trap)
@@ -866,6 +866,8 @@ def test_a_yosys_failure_is_one_line_saying_why():
     # Yosys's proc on shuffle_block's capped core exceeds WebAssembly's 4 GB (110 s, too slow here)
     oom = sp.CompletedProcess([], 1, "3.8. Executing PROC_DLATCH pass\n", "Traceback ...\nCaused by:\n    thrown Wasm exception\n")
     assert "ran out of its 4 GB of memory" in _why(oom) and "\n" not in _why(oom)
+    # the kind that make sim (no --flat-mem hint for a memory too small) and synth-yosys read
+    assert [_kind(x) for x in (trap, err, oom)] == ["stack", "error", "memory"]
 
 
 def test_sim_rtl_vitis_runs_the_testbench_on_verilog_where_csynth_puts_it(exported, tmp_path):

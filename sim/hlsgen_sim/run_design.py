@@ -138,7 +138,8 @@ def main(argv=None) -> int:
         try:
             sources, verilog_2005 = icarus_sources(out, design, a.flat_mem)
         except (YosysError, subprocess.TimeoutExpired) as exc:
-            alt = "" if a.flat_mem or "4 GB" in str(exc) else (
+            # the banks read smaller as one array; a core too large for Yosys's memory does not
+            alt = "" if a.flat_mem or getattr(exc, "kind", "") == "memory" else (
                 "SIM_ARGS=--flat-mem (the activation memory as one array, not its banks) reads smaller; or ")
             why = str(exc).splitlines()[0] if str(exc) else repr(exc)
             print(f"make sim SIM=icarus: {why}; {alt}use SIM=verilator", file=sys.stderr)

