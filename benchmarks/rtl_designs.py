@@ -32,8 +32,9 @@ that the figures do not depend on earlier runs).
 
 --routes only builds each design (no simulation) and prints its activation memory's routes: the
 port-bank paths the memory is wired with (banking.py's routes, hlsgen_top_mem.sv) beside the same
-ports wired to every bank of their regions, and which of its memories split a port's address into
-coordinates with constant divides (the rest split it by its bits alone).
+ports wired to every bank of their regions, which of its memories split a port's address into
+coordinates with constant divides (the rest split it by its bits alone), and the memory's LUTs and
+the whole RTL's as `hlsgen build` models them (report.json's rtl_synthesis_model: MODELED).
 """
 import argparse
 import json
@@ -106,8 +107,9 @@ def main():
     rows = []
     if a.routes:
         head = ("| net | target | mode | stages | planned banks (copies included) | port-bank paths (routes) | "
-                "the same ports to every bank | every access enumerated | memories | address split by divides |")
-        rule = "|---|---|---|---|---:|---:|---:|---|---:|---|"
+                "the same ports to every bank | every access enumerated | memories | address split by divides | "
+                "memory LUT (modeled) | RTL LUT (modeled) |")
+        rule = "|---|---|---|---|---:|---:|---:|---|---:|---|---:|---:|"
         split = {"memories": 0, "divide": 0}
     else:
         head = ("| net | target | mode | simulated cycles | modeled cycles | model error | bit-exact | "
@@ -135,10 +137,12 @@ def main():
                                for m in am["memories"] if m["dividers"]]
                         split["memories"] += len(am["memories"])
                         split["divide"] += len(div)
-                        stages = json.loads((out / "report.json").read_text())["segmentation"]
-                        print(f"| {net} | {target} | {mode} | {stages} | {pl['banks']:,} | {pl['paths']:,} | {pl['full_paths']:,} | "
-                              f"{'yes' if all(o['routes_exact'] for o in pl['regions']) else 'NO'} | "
-                              f"{len(am['memories'])} | {'; '.join(div) or 'none'} |", flush=True)
+                        report = json.loads((out / "report.json").read_text())
+                        syn = report["rtl_synthesis_model"]
+                        print(f"| {net} | {target} | {mode} | {report['segmentation']} | {pl['banks']:,} | {pl['paths']:,} | "
+                              f"{pl['full_paths']:,} | {'yes' if all(o['routes_exact'] for o in pl['regions']) else 'NO'} | "
+                              f"{len(am['memories'])} | {'; '.join(div) or 'none'} | {syn['memory']['lut']:,} | "
+                              f"{syn['whole']['lut']:,} |", flush=True)
                         continue
                     sim_args = ["--banks"] * a.weigh_banks + ["--flat-mem"] * a.flat_mem
                     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)

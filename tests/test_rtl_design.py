@@ -530,11 +530,14 @@ def _program_words(out, core):
     return [[(r >> (b * k) & ((1 << b) - 1)) - ((r >> (b * k + b - 1) & 1) << b) for k in range(nf)] for r in rows]
 
 
-@pytest.mark.parametrize("design", ["demo", "streamed"])
+@pytest.mark.parametrize("design", ["demo", "streamed", "mixed"])
 def test_cores_read_only_what_their_lanes_need(exported, tmp_path, design):
     """A core reads what its lanes use. Its PE lanes share one activation read per VEC x SIMD
     lane when every window word of the core has one group (XSH: make demo's stem conv, 8 x 27
     lanes, has 27 read ports, not 216), and not otherwise (a depthwise conv or a pool). A core
+    with words of both kinds (SSH: demo_cnn as one sequential core, "mixed") has a port per lane,
+    but a word of one group reads through PE lane 0's ports only, and every PE lane takes those
+    words: the stem conv's input is routed to 9 ports, not 144 (16 x 9, its lanes). A core
     whose weights are all on chip (WAL) holds each reduction step's SIMD weights as a WROM row of
     their own, output channel o's step j at row (W_WOFF + o x WSTR + j x WRS) / WR, zeros after:
     a PE lane reads that one row. A core with streamed weights (WST) keeps the HLS kernel's
@@ -546,13 +549,15 @@ def test_cores_read_only_what_their_lanes_need(exported, tmp_path, design):
     from hlsgen.backends.vitis.kernel import KIND_WINDOW, WORD
     model = exported("demo_cnn", "qcdq")
     out = tmp_path / "prj"
-    args = ("--device", "ultra96v2", "--mode", "dataflow", "--resource-cap", "0.8") if design == "demo" else \
-        ("--device", TARGETS["capped"][0], "--mode", "auto", *TARGETS["capped"][1])
+    args = {"demo": ("--device", "ultra96v2", "--mode", "dataflow", "--resource-cap", "0.8"),
+            "mixed": ("--device", "ultra96v2", "--mode", "sequential"),
+            "streamed": ("--device", TARGETS["capped"][0], "--mode", "auto", *TARGETS["capped"][1])}[design]
     b = run_cli("build", model, *args, "-o", out)
     assert b.returncode == 0, b.stderr
     g = pipeline.load(model)
     by_label = {label(t.name, 40): t for t in g.tasks}
-    cores = json.loads((out / "sim" / "design.json").read_text())["synth"]["cores"]
+    synth = json.loads((out / "sim" / "design.json").read_text())["synth"]
+    cores = synth["cores"]
     seen = set()
     for c in cores:
         p = c["core_params"]
@@ -560,7 +565,8 @@ def test_cores_read_only_what_their_lanes_need(exported, tmp_path, design):
         win = [f for f in _program_words(out, c) if f[WORD["KIND"]] == KIND_WINDOW]
         xsh = all(f[WORD["W_OG"]] >= f[WORD["W_O"]] for f in win)
         wst = any(f[x + X_FIELD["WWAIT"]] for f in win)
-        assert (p["XSH"], p["WST"], p["WAL"]) == (int(xsh), int(wst), int(not wst)), c["tasks"]
+        ssh = not xsh and any(f[WORD["W_OG"]] >= f[WORD["W_O"]] and f[x + X_FIELD["PE"]] > 1 for f in win)
+        assert (p["XSH"], p["SSH"], p["WST"], p["WAL"]) == (int(xsh), int(ssh), int(wst), int(not wst)), c["tasks"]
         assert p["NR"] == max(p["MV"] * (1 if xsh else p["MP"]) * p["MS"], 2 * p["ML"]), c["tasks"]
         if c["tasks"] == ["/stem/Conv"]:
             assert (p["NR"], p["MV"] * p["MP"] * p["MS"]) == (27, 216)
@@ -586,6 +592,17 @@ def test_cores_read_only_what_their_lanes_need(exported, tmp_path, design):
                     assert got == want + [0] * (wr - len(want)), (c["tasks"], o, j)
     if design == "demo":                             # both kinds of core are there
         assert {("/stem/Conv", 1, 1), ("/dw/Conv", 0, 1), ("/pool/MaxPool", 0, 1), ("/pw/Conv", 1, 1)} <= seen, seen
+    elif design == "mixed":                          # one core, both kinds of word: the routes
+        (c,) = cores
+        p = c["core_params"]
+        assert (p["XSH"], p["SSH"], p["MV"], p["MP"], p["MS"]) == (0, 1, 1, 16, 16), p
+        regions = {r["region"]: r["routes"]["core0 read lanes"] for r in synth["act_mem"]["banking"]["regions"]
+                   if "core0 read lanes" in r["routes"]}
+        ports = lambda region: {k for k, banks in enumerate(regions[region]) if banks}  # noqa: E731
+        # the stem conv (one group) reads the image through PE lane 0's port of each SIMD lane;
+        # the depthwise conv reads the pool's output through a port per lane
+        assert ports(g.inputs[0]) == set(range(9)), sorted(ports(g.inputs[0]))
+        assert len(ports("/pool/MaxPool_output_0")) == 16 * 9, sorted(ports("/pool/MaxPool_output_0"))
     else:                                            # a core with streamed weights is there
         assert any(not wal for _, _, wal in seen), seen
 

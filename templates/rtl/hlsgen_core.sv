@@ -142,6 +142,10 @@ module hlsgen_core #(
     parameter logic [MV*MP*MS-1:0] MAXK = '1,
     parameter bit XSH = 0,                   // every window word's PE lanes read the same activations (one
                                              // group): the core reads once per VEC x SIMD lane, not per lane
+    parameter bit SSH = 0,                   // (XSH = 0) some window word's PE lanes (more than one) read the
+                                             // same activations: such a word reads through the ports of PE
+                                             // lane 0 only, and every PE lane takes their words (w_sh); the
+                                             // rest read per lane
     parameter bit WST = 1,                   // some window word's weights stream in (WWAIT): lanes check wlim
     parameter bit WAL = 0,                   // every reduction step's weights are a WROM row of their own
                                              // (WSTR, WRS: whole rows): a PE lane reads one row, lane s takes
@@ -192,7 +196,7 @@ module hlsgen_core #(
     localparam int R = 6;                    // tensor rank of eltwise / move / scatter words
     localparam int X = NF - NX;
     localparam int NO = MV * MP;             // output lanes of a window step
-    localparam int MPR = XSH ? 1 : MP;       // PE lanes that read: lane (v, p, s) takes read (v, XSH ? 0 : p, s)
+    localparam int MPR = XSH ? 1 : MP;       // PE lanes that read: lane (v, p, s) takes read (v, w_sh ? 0 : p, s)
     localparam int WD = WRITE_DELAY;         // a step fires, its writes land WD cycles later (core.py's
                                              // WRITE_DELAY, which the build checks every task's depth against)
     localparam int DPL = WD - 1;             // hlsgen_core_dp's latency, operands to outputs (WD less the read stage)
@@ -279,8 +283,11 @@ module hlsgen_core #(
     assign last_step = r0 + SIMD >= RED;
     assign row_end = o0 + PE >= O && ox0 + VEC >= OW;
     logic w_ready;
+    logic w_sh, q_sh;                        // the word's PE lanes share their reads (one group), now and a cycle ago
+    assign w_sh = XSH || (SSH && OG >= O);
+    always_ff @(posedge clk) q_sh <= w_sh;
     ctl_t w_raddr[NR];
-    logic w_rlive[NR];                       // read (v, p, s) is in bounds (p < MPR)
+    logic w_rlive[NR];                       // read (v, p, s) is in bounds (p < MPR; p = 0 where w_sh)
     logic w_live[MV * MP * MS];              // lane (v, p, s) computes: its read in bounds, its output there
     ctl_t w_wat[MP];                         // PE lane p's first weight of the step (its SIMD lanes' are the next)
     logic w_wlate[MP][MS];                   // lane (p, s)'s weight has not arrived yet (WWAIT)
@@ -312,7 +319,8 @@ module hlsgen_core #(
                     automatic logic [79:0] t = tap[int'(f[X + X_TAP]) + (s_in[s] ? int'(r) : 0)];
                     automatic ctl_t iy = iy0 + ctl_t'(signed'(t[31:16]));
                     automatic ctl_t ix = ix0 + lsw[v] + ctl_t'(signed'(t[15:0]));
-                    if (state == WIN && v_in[v] && p_in[p] && s_in[s] && iy >= 0 && iy < H && ix >= 0 && ix < W) begin
+                    if (state == WIN && v_in[v] && p_in[p] && (p == 0 || !w_sh) && s_in[s] && iy >= 0 && iy < H && ix >= 0
+                        && ix < W) begin
                         w_rlive[k] = 1'b1;
                         w_raddr[k] = w_src + nin + gb[p] + yoff + ix0 + lsw[v] + ctl_t'(t[63:32]);
                         if (!row_written(0, nh + iy)) w_ready = 1'b0;
@@ -322,7 +330,7 @@ module hlsgen_core #(
         end
         for (int v = 0; v < MV; v++) for (int p = 0; p < MP; p++) for (int s = 0; s < MS; s++) begin
             automatic int k = (v * MP + p) * MS + s;
-            w_live[k] = w_rlive[(v * MPR + (XSH ? 0 : p)) * MS + s] && p_in[p];
+            w_live[k] = w_rlive[(v * MPR + (w_sh ? 0 : p)) * MS + s] && p_in[p];
             if (w_live[k] && w_wlate[p][s]) w_ready = 1'b0;
         end
     end
@@ -418,7 +426,7 @@ module hlsgen_core #(
     // 1 cycle after, its bias 2 and the rest 3 (stages A, B, C, which do not move with DPL)
     always_comb begin
         for (int v = 0; v < MV; v++) for (int p = 0; p < MP; p++) for (int s = 0; s < MS; s++)
-            dp_x[((v * MP + p) * MS + s) * SB +: SB] = rdata[(v * MPR + (XSH ? 0 : p)) * MS + s];
+            dp_x[((v * MP + p) * MS + s) * SB +: SB] = rdata[(v * MPR + (q_sh ? 0 : p)) * MS + s];
         for (int t = 0; t < 2; t++) dp_ezp[t * (SB + 1) +: SB + 1] = (SB + 1)'(f[F_E_TERMS + t * F_E_TERM + F_E_ZP]);
         for (int l = 0; l < ML; l++) for (int t = 0; t < 2; t++) dp_ex[(t * ML + l) * SB +: SB] = rdata[t * ML + l];
     end

@@ -514,12 +514,13 @@ class _Routes:
 
 def _window_routes(rt: _Routes, a: Dict, ln: Dict) -> None:
     """A window word's reads and writes into the routes, at every output position (in chunks),
-    columns mapped onto the core's ports: read (v * MPR + p) * MS + s (MPR: 1 where the core's
-    PE lanes share their reads, XSH), write v * MP + p (hlsgen_core.sv)."""
+    columns mapped onto the core's ports: read (v * MPR + p) * MS + s (MPR: 1 where every word of
+    the core's shares its PE lanes' reads, XSH; p: 0 where this word does, SSH), write v * MP + p
+    (hlsgen_core.sv)."""
     f, vec, pe, simd = a["f"], a["vec"], a["pe"], a["simd"]
     shared = f[WORD["W_OG"]] >= f[WORD["W_O"]]
     mpr = 1 if ln["XSH"] else ln["MP"]
-    read_pe = 1 if ln["XSH"] else pe
+    read_pe = 1 if shared else pe
     p, v, s = np.meshgrid(np.arange(read_pe), np.arange(vec), np.arange(simd), indexing="ij")
     rport = ((v * mpr + p) * ln["MS"] + s).reshape(-1)
     pw, vw = np.meshgrid(np.arange(pe), np.arange(vec), indexing="ij")

@@ -609,7 +609,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     rqat: Dict[str, int] = {}
     lanes = {c: {"MV": 1, "MP": 1, "MS": 1, "ML": 1} for c in range(ncores)}
     arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "RAW": 0, "XSH": 1,
-                 "uses": {"mac": set(), "avg": set(), "max": set()}}
+                 "SSH": 0, "uses": {"mac": set(), "avg": set(), "max": set()}}
              for c in range(ncores)}
     per_task: Dict[str, int] = {}
     accesses: List[Dict] = []
@@ -657,8 +657,12 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         if kind == KIND_WINDOW:
             taps[c] += _taps(f)
             # its PE lanes read the same activations (one group: OG >= O) only if every window
-            # word of the core's is so: then the core reads once per VEC x SIMD lane (XSH)
-            arith[c]["XSH"] &= int(f[WORD["W_OG"]] >= f[WORD["W_O"]])
+            # word of the core's is so: then the core reads once per VEC x SIMD lane (XSH). Where
+            # only some are (SSH: some such word has PE lanes beyond the first), those read
+            # through PE lane 0's ports and the rest per lane
+            shared = int(f[WORD["W_OG"]] >= f[WORD["W_O"]])
+            arith[c]["XSH"] &= shared
+            arith[c]["SSH"] |= shared and pe > 1
             lanes[c].update(MV=max(lanes[c]["MV"], vec), MP=max(lanes[c]["MP"], pe), MS=max(lanes[c]["MS"], simd))
             srcs = [tensor_of[f[WORD["SRC"]]]]
             order, pdiv, pid = NATURAL, 0, counter[out]
@@ -799,9 +803,10 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         # read ports: a window step's reads (one per VEC x SIMD lane when its PE lanes share them,
         # else one per lane), or two per element lane
         reads = ln["MV"] * (1 if ar["XSH"] else ln["MP"]) * ln["MS"]
+        ar["SSH"] &= 1 - ar["XSH"]
         core["params"] = {**core.pop("tables"), **ln, "NR": max(reads, 2 * ln["ML"]),
                           "NW": max(ln["MV"] * ln["MP"], ln["ML"]),
-                          **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL", "RAW", "XSH")},
+                          **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL", "RAW", "XSH", "SSH")},
                           **_lane_uses(ar["uses"], ln),
                           # weights stream in (lanes wait for them) exactly where they do not lie aligned
                           "WST": int(not aligned[core["index"]]), "WAL": int(aligned[core["index"]]),
