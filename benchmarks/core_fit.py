@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bank_fit import weighted_fit  # noqa: E402
 from rtl_designs import NETS, built, built_at  # noqa: E402
-from hlsgen.backends.rtl.core import CORE_FF_FIT, CORE_FIT, core_inputs, core_logic  # noqa: E402
+from hlsgen.backends.rtl.core import CORE_FF_FIT, CORE_FIT, SHARED_PICK_LUT, core_inputs, core_logic  # noqa: E402
 
 
 def load(path: Path = POINTS) -> List[Dict]:
@@ -54,15 +54,17 @@ def inputs(r: Dict) -> Dict[str, float]:
 
 def fit(rows: List[Dict]) -> Dict[str, Dict[str, float]]:
     """CORE_FIT and CORE_FF_FIT fitted on the synthesized cores (bank_fit.weighted_fit: each core
-    weighted by 1 / sqrt(its figure, at least 200))."""
+    weighted by 1 / sqrt(its figure, at least 200)), the LUTs of a core's shared-read pick
+    (SHARED_PICK_LUT, measured) taken off first."""
     rows = fitted(rows)
     terms = [inputs(r) for r in rows]
-    return {"lut": weighted_fit(terms, [r["yosys"]["LUT"] for r in rows], list(CORE_FIT), 200),
+    return {"lut": weighted_fit(terms, [r["yosys"]["LUT"] - SHARED_PICK_LUT * t["shared_pick_bits"]
+                                        for r, t in zip(rows, terms)], list(CORE_FIT), 200),
             "ff": weighted_fit(terms, [r["yosys"]["FF"] for r in rows], list(CORE_FF_FIT), 200)}
 
 
 def _price(coef: Dict[str, float], t: Dict[str, float]) -> float:
-    return sum(coef[k] * t[k] for k in coef)
+    return sum(coef[k] * t[k] for k in coef) + SHARED_PICK_LUT * t["shared_pick_bits"]
 
 
 def left_out(rows: List[Dict]) -> Dict[str, float]:

@@ -288,7 +288,7 @@ def test_the_core_fit_is_the_fit_of_its_points():
     """core.CORE_FIT and CORE_FF_FIT (each hlsgen_core whole as Yosys builds it) are what
     benchmarks/core_fit.py fits on benchmarks/core_points.json. The points hold cores of every
     kind the fit has a term for (streamed weights, one lane's and many lanes' copies, on-chip
-    weights, wide U280 datapaths), and the fit prices each synthesized core within 50% (or 600
+    weights, wide U280 datapaths, a shared-read pick), and the fit prices each synthesized core within 50% (or 600
     LUT where it is small) and make demo's nine cores within 10% in total."""
     from hlsgen.backends.rtl.core import CORE_FF_FIT, CORE_FIT, core_logic
     fit = _benchmark("core_fit")
@@ -299,6 +299,9 @@ def test_the_core_fit_is_the_fit_of_its_points():
     assert any(t["weight_lutram"] > 0 and r["core_params"]["MP"] == 1 for r, t in zip(done, terms))
     assert any(t["weight_lutram"] > 0 and r["core_params"]["MP"] >= 8 for r, t in zip(done, terms))
     assert any(r["core_params"]["WST"] == 0 for r in done) and any(r["model"]["lut"] > 3000 for r in done)
+    # a core whose one-group words read through PE lane 0's ports (SSH), its pick priced apart
+    # (core.SHARED_PICK_LUT, measured)
+    assert any(t["shared_pick_bits"] > 0 and r["core_params"]["SSH"] == 1 for r, t in zip(done, terms))
     for r, t in zip(done, terms):
         m, y = core_logic(t), r["yosys"]
         assert abs(m["lut"] - y["LUT"]) <= max(600, 0.5 * y["LUT"]), (r["design"], r["core"], m, y)

@@ -85,8 +85,15 @@ RQ_ROW_BITS = 6 * 32 + 7 + 1             # a requantization row beside its bias 
 # requantization rows, on-chip weights as a ROM), the multiplexers that shift a lane's weights
 # out of its rows and a constant were tried too and took no weight in the fit (docs/rtl.md,
 # "The whole cores priced as synthesized" and stop 45's section).
-CORE_FIT = {"datapath": 3.25, "read_bits": 1.2, "weight_lutram": 0.86, "word_fields": 0.77}
+CORE_FIT = {"datapath": 3.26, "read_bits": 1.18, "weight_lutram": 0.86, "word_fields": 0.76}
 CORE_FF_FIT = {"datapath_ff": 1.33, "write_bits": 3.24, "weight_read_bits": 0.3}
+# A core whose one-group words read through PE lane 0's ports (SSH, stop 49) picks each other PE
+# lane's word from its own port or lane 0's: MV x (MP - 1) x MS lanes of SB bits
+# (`shared_pick_bits`), at LUTs a bit MEASURED, not fitted: capped maxpool's sequential core
+# synthesized with and without SSH, 7,672 against 7,018 LUT for 567 bits (docs/rtl.md, stop 49).
+# Two cores of the fit's points have such a pick; core_fit.py fits CORE_FIT on the rest of
+# each core's LUTs.
+SHARED_PICK_LUT = 1.15
 
 
 def weight_table_sites(rows: int, row_bits: int, second_bits: int) -> int:
@@ -111,12 +118,13 @@ def core_inputs(p: Dict, model: Dict) -> Dict[str, float]:
     return {"datapath": int(model["lut"]), "datapath_ff": int(model["ff"]), "read_bits": int(p["NR"]) * cb,
             "write_bits": int(p["NW"]) * cb, "word_fields": int(p["NF"]) * cb if int(p["NT"]) > 1 else 0,
             "weight_lutram": mp * weight_table_sites(rows, wr * wb, second) if streamed else 0,
-            "weight_read_bits": mp * (wr * wb + second) if streamed else 0}
+            "weight_read_bits": mp * (wr * wb + second) if streamed else 0,
+            "shared_pick_bits": int(p["MV"]) * (mp - 1) * ms * int(p["SB"]) if int(p.get("SSH", 0)) else 0}
 
 
 def core_logic(inputs: Dict[str, float]) -> Dict[str, int]:
     """A whole core's LUTs and flip-flops as synthesis builds it (the fits)."""
-    return {"lut": int(round(sum(CORE_FIT[k] * inputs[k] for k in CORE_FIT))),
+    return {"lut": int(round(sum(CORE_FIT[k] * inputs[k] for k in CORE_FIT) + SHARED_PICK_LUT * inputs["shared_pick_bits"])),
             "ff": int(round(sum(CORE_FF_FIT[k] * inputs[k] for k in CORE_FF_FIT)))}
 
 
