@@ -330,7 +330,9 @@ module hlsgen_core #(
         end
         for (int v = 0; v < MV; v++) for (int p = 0; p < MP; p++) for (int s = 0; s < MS; s++) begin
             automatic int k = (v * MP + p) * MS + s;
-            w_live[k] = w_rlive[(v * MPR + (w_sh ? 0 : p)) * MS + s] && p_in[p];
+            // its read: (v, p, s), or (v, 0, s) where the PE lanes share it (both indices are
+            // constants of the unrolled loop, so the pick is a mux, not index arithmetic)
+            w_live[k] = (w_sh ? w_rlive[v * MPR * MS + s] : w_rlive[(v * MPR + (XSH ? 0 : p)) * MS + s]) && p_in[p];
             if (w_live[k] && w_wlate[p][s]) w_ready = 1'b0;
         end
     end
@@ -426,7 +428,7 @@ module hlsgen_core #(
     // 1 cycle after, its bias 2 and the rest 3 (stages A, B, C, which do not move with DPL)
     always_comb begin
         for (int v = 0; v < MV; v++) for (int p = 0; p < MP; p++) for (int s = 0; s < MS; s++)
-            dp_x[((v * MP + p) * MS + s) * SB +: SB] = rdata[(v * MPR + (q_sh ? 0 : p)) * MS + s];
+            dp_x[((v * MP + p) * MS + s) * SB +: SB] = q_sh ? rdata[v * MPR * MS + s] : rdata[(v * MPR + (XSH ? 0 : p)) * MS + s];
         for (int t = 0; t < 2; t++) dp_ezp[t * (SB + 1) +: SB + 1] = (SB + 1)'(f[F_E_TERMS + t * F_E_TERM + F_E_ZP]);
         for (int l = 0; l < ML; l++) for (int t = 0; t < 2; t++) dp_ex[(t * ML + l) * SB +: SB] = rdata[t * ML + l];
     end
