@@ -114,7 +114,8 @@ def test_synth_yosys_whole_core(exported, tmp_path, weights):
     datapath's, which is the model's. With the weights on chip that count also shows the tables
     were read: were the weight ROM empty, every product would be zero and Yosys would remove
     the multipliers. The control and the tables cost LUTs and FFs beyond the datapath's. With
-    the weights streamed (64 a beat) the ROM is written a beat to a row through one port:
+    the weights streamed (32 a beat of the small FPGA's 256-bit ports; 64 at 512 bits before stop
+    49) the ROM is written a beat to a row through one port:
     3,809 LUT at stop 25, where a write port per weight of the beat cost 139,398. With the weights
     on chip the core has no write port (WST = 0), so its weight table is a ROM: until stop 29
     the core kept the port, tied off only in the top, and Yosys built the table as LUT RAM."""
@@ -124,7 +125,7 @@ def test_synth_yosys_whole_core(exported, tmp_path, weights):
     y = c["core"]["yosys"]
     assert y["DSP48E2"] == c["model"]["dsp"] == 8 and c["core"]["dsp_error"] == 0, (y, c["model"])
     assert y["LUT"] > c["model"]["lut"] and y["FF"] > 0, (y, c["model"])
-    assert c["core_params"]["WBEAT"] == (64 if weights == "offchip" else 1)
+    assert c["core_params"]["WBEAT"] == (32 if weights == "offchip" else 1)
     assert c["core_params"]["WST"] == (weights == "offchip")
     assert y["LUT"] < 10_000, y
     # the whole core beside its fit (core.CORE_FIT: report.md's "The RTL as synthesis builds it");

@@ -122,7 +122,9 @@ def test_user_device_file_and_unknown_name(tmp_path, exported):
 def test_the_port_width_is_the_devices_unless_given(tmp_path, exported):
     """A schedule's AXI port width (its streams' beats, its off-chip bandwidth per port) is the
     device file's port_bits (128 on the Zynq UltraScale+ boards, 512 on Alveo cards and where a
-    file gives none), and --port-bits overrides it."""
+    file gives none), but no wider than the narrowest power of two that carries one memory
+    channel's bandwidth at the clock (the small test FPGA: 20 bytes a cycle, 256 bits, moving
+    as much as 512 would), and --port-bits overrides it."""
     assert (load_device("ultra96v2").port_bits, load_device("kv260").port_bits, load_device("u280").port_bits) == \
         (128, 128, 512)
     text = open(load_device("ultra96v2").path).read().replace("name: ultra96v2", "name: myboard")
@@ -137,6 +139,14 @@ def test_the_port_width_is_the_devices_unless_given(tmp_path, exported):
         doc = json.loads(js.read_text())
         bits[name] = (doc["port_bits"], doc["stream_in_cycles"])
     assert bits == {"u96": (128, 192), "mine": (512, 48), "given": (64, 384)}
+    from hlsgen.schedule.cost import default_port_bits, port_bytes_per_cycle
+    small = load_device(str(ROOT / "designs" / "devices" / "small.yaml"))
+    assert (small.port_bits, default_port_bits(small, small.clock_mhz), default_port_bits(small, 400)) == (512, 256, 128)
+    assert port_bytes_per_cycle(small, small.clock_mhz, 256) == port_bytes_per_cycle(small, small.clock_mhz, 512) == 20
+    r = run_cli("schedule", exported("mlp_w4"), "--device", small.path, "--resource-cap", "0.2", "--weights", "offchip")
+    assert r.returncode == 0 and "AXI ports 256 bits (narrowed from the device's 512" in r.stdout, r.stdout[:400] + r.stderr
+    assert {d: default_port_bits(load_device(d), load_device(d).clock_mhz) for d in ("u280", "u250", "vck190", "kv260")} == \
+        {"u280": 512, "u250": 512, "vck190": 512, "kv260": 128}
 
 
 # ----------------------------------------------------------------------------- cost model

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from ..schedule.cost import Resources
+from ..schedule.cost import Resources, default_port_bits
 from ..schedule.device import RESOURCES, Device
 from ..schedule.schedule import Schedule
 from .inspect import display_name
@@ -33,7 +33,10 @@ def resource_line(res: Resources, device: Device, cap: Resources) -> str:
 def format_schedule(s: Schedule, device: Device) -> str:
     lines = [f"model {display_name(s.model)} on {device.name} ({device.part}), {s.clock_mhz:g} MHz, "
              f"resource cap {s.resource_cap:g}, mode {s.mode}, objective {s.objective}, batch {s.batch}, "
-             f"AXI ports {s.port_bits} bits",
+             f"AXI ports {s.port_bits} bits" + (f" (narrowed from the device's {device.port_bits}: {s.port_bits} carry all "
+                                                f"that one memory channel moves in a cycle)"
+                                                if s.port_bits < device.port_bits
+                                                and s.port_bits == default_port_bits(device, s.clock_mhz) else ""),
              MODELED]
     for st in s.stages:
         head = f"stage {st.index}  {st.mode:10s} start {st.start:>12,d}  cycles {st.cycles:>12,d}"

@@ -301,6 +301,19 @@ def pareto_options(nest: LoopNest, device: Device) -> List[TaskOption]:
     return pareto([evaluate(nest, f, device) for f in foldings(nest, device)])
 
 
+def default_port_bits(device: Device, clock_mhz: float) -> int:
+    """The AXI port width a schedule takes where --port-bits does not say: the device file's,
+    but no wider than the narrowest power of two that carries one memory channel's bandwidth at
+    this clock. A wider port moves no more data off chip (port_bytes_per_cycle), and every
+    word of its beat is a lane of the RTL's activation memory, so its beats need more banks
+    and routes (docs/rtl.md, stop 49). Only the small test FPGA narrows (4 GB/s at 200 MHz:
+    20 bytes a cycle, 256 bits where the default is 512); every shipped device file's width is
+    what its memory needs or a port limit of its own (the Zynq boards' 128)."""
+    mem = device.main_memory
+    need = mem.bandwidth_gbs * 1e9 / (clock_mhz * 1e6) / max(1, mem.channels) * 8
+    return min(device.port_bits, 1 << max(3, math.ceil(math.log2(max(need, 1)))))
+
+
 def port_bytes_per_cycle(device: Device, clock_mhz: float, port_bits: int) -> float:
     """What one AXI port moves per kernel cycle: at most its width, and at most one memory
     channel's share of the bandwidth (a bundle per channel). The scheduler charges transfers at

@@ -48,9 +48,9 @@ from ..errors import HlsgenError
 from ..ir.graph import Graph
 from ..ir.types import container_bits
 from ..ops import OPS
-from .cost import (BRAM18_BITS, URAM_BITS, Folding, Resources, TaskOption, budget, core_dsp, evaluate, fifo, fits,
-                   onchip_bits, pareto, pareto_options, pools_dsp, port_bytes_per_cycle, shortfall, storage,
-                   transfer_cycles)
+from .cost import (BRAM18_BITS, URAM_BITS, Folding, Resources, TaskOption, budget, core_dsp, default_port_bits,
+                   evaluate, fifo, fits, onchip_bits, pareto, pareto_options, pools_dsp, port_bytes_per_cycle, shortfall,
+                   storage, transfer_cycles)
 from .device import RESOURCES, Device, port_bits_ok
 from .schedule import Buffer, Schedule, Stage, TaskPlan, format_segmentation, parse_segmentation
 
@@ -192,10 +192,10 @@ class Problem:
 
     def __init__(self, graph: Graph, device: Device, opts: ScheduleOptions):
         opts.check()
-        if opts.port_bits is None:
-            opts = replace(opts, port_bits=device.port_bits)
-        self.g, self.dev, self.opts = graph, device, opts
         self.clock = float(opts.clock_mhz or device.clock_mhz)
+        if opts.port_bits is None:
+            opts = replace(opts, port_bits=default_port_bits(device, self.clock))
+        self.g, self.dev, self.opts = graph, device, opts
         self.tasks = list(graph.tasks)
         if not self.tasks:
             raise HlsgenError(f"model {graph.name!r} has no tasks to schedule")
