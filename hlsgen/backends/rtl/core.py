@@ -90,10 +90,11 @@ CORE_FF_FIT = {"datapath_ff": 1.33, "write_bits": 3.24, "weight_read_bits": 0.3}
 # A core whose one-group words read through PE lane 0's ports (SSH, stop 49) picks each other PE
 # lane's word from its own port or lane 0's: MV x (MP - 1) x MS lanes of SB bits
 # (`shared_pick_bits`), at LUTs a bit MEASURED, not fitted: capped maxpool's sequential core
-# synthesized with and without SSH, 7,672 against 7,018 LUT for 567 bits (docs/rtl.md, stop 49).
+# (at 512-bit ports) synthesized with and without SSH, 7,685 against 7,018 LUT for 567 bits
+# (docs/rtl.md, stop 49).
 # Two cores of the fit's points have such a pick; core_fit.py fits CORE_FIT on the rest of
 # each core's LUTs.
-SHARED_PICK_LUT = 1.15
+SHARED_PICK_LUT = 1.18
 
 
 def weight_table_sites(rows: int, row_bits: int, second_bits: int) -> int:
