@@ -125,7 +125,8 @@ def core_inputs(p: Dict, model: Dict) -> Dict[str, float]:
 
 def core_logic(inputs: Dict[str, float]) -> Dict[str, int]:
     """A whole core's LUTs and flip-flops as synthesis builds it (the fits)."""
-    return {"lut": int(round(sum(CORE_FIT[k] * inputs[k] for k in CORE_FIT) + SHARED_PICK_LUT * inputs["shared_pick_bits"])),
+    lut = sum(CORE_FIT[k] * inputs[k] for k in CORE_FIT) + SHARED_PICK_LUT * inputs["shared_pick_bits"]
+    return {"lut": int(round(lut)),
             "ff": int(round(sum(CORE_FF_FIT[k] * inputs[k] for k in CORE_FF_FIT)))}
 
 
