@@ -324,7 +324,8 @@ def test_the_build_says_what_the_rtl_costs_and_warns_where_it_does_not_fit(expor
     has 4 block RAMs), with routing the schedule does not price. mlp_w4's capped core streams 70
     rows of weights, each lane's copy in LUT RAM: its RTL fits (stop 44's table, one copy read by
     every lane and written a slice at a run-time offset, took 12,864 LUT RAM sites and did not);
-    since stop 46 a note says that it takes more than the --resource-cap the schedule kept to."""
+    since stop 46 a note says that it takes more than the --resource-cap the schedule kept to.
+    conv_bn_relu's capped RTL fits since stop 49 (its ports no wider than the memory feeds)."""
     device, extra = TARGETS["capped"]
     out = tmp_path / "prj"
     r = run_cli("build", exported("residual", "qcdq"), "--device", device, "--mode", "sequential", "-o", out, *extra)
@@ -345,6 +346,13 @@ def test_the_build_says_what_the_rtl_costs_and_warns_where_it_does_not_fit(expor
     assert syn["share_of_device"]["lut"] > 0.2, syn
     assert (f"note: the RTL as modeled takes LUT {syn['whole']['lut']:,} ({syn['share_of_device']['lut']:.0%}) of small, "
             "above --resource-cap 0.2") in m.stderr, m.stderr
+    # since stop 49 the small FPGA's ports are 256 bits (what its memory moves a cycle), not 512:
+    # conv_bn_relu's capped memory needs half the banks for its beats, and its RTL fits
+    c = run_cli("build", exported("conv_bn_relu", "qcdq"), "--device", device, "--mode", "sequential", "-o",
+                tmp_path / "conv", *extra)
+    syn = report(tmp_path / "conv")["rtl_synthesis_model"]
+    assert c.returncode == 0 and "warning" not in c.stderr and syn["fits"], (c.stderr, syn)
+    assert report(tmp_path / "conv")["port_bits"] == 256 and syn["whole"]["lut"] < 10_000, syn
     u = run_cli("build", exported("mlp_w4", "qcdq"), "--device", "u280", "-o", tmp_path / "u280")
     assert u.returncode == 0 and "warning" not in u.stderr and report(tmp_path / "u280")["rtl_synthesis_model"]["fits"]
     assert "note: the RTL" not in u.stderr, u.stderr
