@@ -348,6 +348,9 @@ def cmd_build(a) -> int:
               f"decode), where the schedule's own figure, {s.resources.lut:,} LUT, prices the cores' datapaths, not "
               f"their control nor the memory's routing ({out}/report.md, \"The RTL as synthesis builds it\"); a larger "
               "device, or a lower --resource-cap for narrower cores, leaves room", file=sys.stderr)
+        narrower = _narrower_ports(g, s, device, values, opts)
+        if narrower:
+            print(narrower, file=sys.stderr)
     else:
         over = [f"{k.upper()} {w[k]:,} ({sh[k]:.0%})" for k in w if sh.get(k) is not None and sh[k] > opts.resource_cap]
         if over:
@@ -356,6 +359,31 @@ def cmd_build(a) -> int:
                   f"memory's routing ({out}/report.md, \"The RTL as synthesis builds it\")", file=sys.stderr)
     print(f"next: make -C {out} csim    (bit-exact C simulation with g++; csynth/cosim/xclbin need Vitis)")
     return 0
+
+
+def _narrower_ports(g, s, device, values, opts) -> str:
+    """Where the RTL as modeled does not fit, whether narrower AXI ports would make it fit: every
+    word of a stream's or an m_axi channel's beat is a lane of the activation memory, so a
+    narrower beat needs fewer banks and routes, at the price of slower transfers. Halves the
+    width (down to 64 bits) until the RTL fits, rendering each schedule in memory; a line of
+    advice with the MODELED figures, or "" where none fits."""
+    import dataclasses
+    from .backends.vitis.project import render
+    from .schedule import schedule
+    bits = s.port_bits // 2
+    while bits >= 64:
+        try:
+            t = schedule(g, device, dataclasses.replace(opts, port_bits=bits))
+        except HlsgenError:
+            return ""
+        syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
+        if syn["fits"]:
+            return (f"hint: with --port-bits {bits} the RTL as modeled fits: {syn['whole']['lut']:,} LUT "
+                    f"({syn['share_of_device']['lut']:.0%}) of {device.name}, at {t.total_cycles:,} cycles where "
+                    f"{s.port_bits}-bit ports take {s.total_cycles:,} (MODELED; a narrower beat needs fewer banks in "
+                    "the activation memory, and moves fewer bytes a cycle)")
+        bits //= 2
+    return ""
 
 
 def main(argv=None) -> int:

@@ -325,7 +325,8 @@ def test_the_build_says_what_the_rtl_costs_and_warns_where_it_does_not_fit(expor
     rows of weights, each lane's copy in LUT RAM: its RTL fits (stop 44's table, one copy read by
     every lane and written a slice at a run-time offset, took 12,864 LUT RAM sites and did not);
     since stop 46 a note says that it takes more than the --resource-cap the schedule kept to.
-    conv_bn_relu's capped RTL fits since stop 49 (its ports no wider than the memory feeds)."""
+    conv_bn_relu's capped RTL fits since stop 49 (its ports no wider than the memory feeds), and
+    where the RTL does not fit the build says whether narrower ports would make it fit."""
     device, extra = TARGETS["capped"]
     out = tmp_path / "prj"
     r = run_cli("build", exported("residual", "qcdq"), "--device", device, "--mode", "sequential", "-o", out, *extra)
@@ -336,6 +337,17 @@ def test_the_build_says_what_the_rtl_costs_and_warns_where_it_does_not_fit(expor
     assert (f"warning: the RTL as modeled does not fit small (LUT {syn['whole']['lut']:,} of 12,000): its cores "
             f"whole take {syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,}") \
         in r.stderr, r.stderr
+    # and it tries narrower ports, which need fewer banks for their beats: at 128 bits it fits,
+    # as a build with --port-bits 128 confirms
+    hint = next(line for line in r.stderr.splitlines() if line.startswith("hint: "))
+    assert hint.startswith("hint: with --port-bits 128 the RTL as modeled fits: "), hint
+    n = run_cli("build", exported("residual", "qcdq"), "--device", device, "--mode", "sequential", "-o", tmp_path / "narrow",
+                "--port-bits", "128", *extra)
+    syn = report(tmp_path / "narrow")["rtl_synthesis_model"]
+    assert n.returncode == 0 and "warning" not in n.stderr and syn["fits"], n.stderr
+    assert f"fits: {syn['whole']['lut']:,} LUT ({syn['share_of_device']['lut']:.0%}) of small, at " \
+           f"{report(tmp_path / 'narrow')['total_cycles']:,} cycles where 256-bit ports take " \
+           f"{report(out)['total_cycles']:,} (MODELED" in hint, hint
     m = run_cli("build", exported("mlp_w4", "qcdq"), "--device", device, "--mode", "sequential", "-o", tmp_path / "mlp",
                 *extra)
     assert m.returncode == 0 and "warning" not in m.stderr, m.stderr
