@@ -348,9 +348,9 @@ def cmd_build(a) -> int:
               f"decode), where the schedule's own figure, {s.resources.lut:,} LUT, prices the cores' datapaths, not "
               f"their control nor the memory's routing ({out}/report.md, \"The RTL as synthesis builds it\"); a larger "
               "device, or a lower --resource-cap for narrower cores, leaves room", file=sys.stderr)
-        narrower = _narrower_ports(g, s, device, values, opts)
-        if narrower:
-            print(narrower, file=sys.stderr)
+        hint = _fitting_hint(g, s, device, values, opts)
+        if hint:
+            print(hint, file=sys.stderr)
     else:
         over = [f"{k.upper()} {w[k]:,} ({sh[k]:.0%})" for k in w if sh.get(k) is not None and sh[k] > opts.resource_cap]
         if over:
@@ -361,29 +361,45 @@ def cmd_build(a) -> int:
     return 0
 
 
-def _narrower_ports(g, s, device, values, opts) -> str:
-    """Where the RTL as modeled does not fit, whether narrower AXI ports would make it fit: every
-    word of a stream's or an m_axi channel's beat is a lane of the activation memory, so a
-    narrower beat needs fewer banks and routes, at the price of slower transfers. Halves the
-    width (down to 64 bits) until the RTL fits, rendering each schedule in memory; a line of
-    advice with the MODELED figures, or "" where none fits."""
+def _fitting_hint(g, s, device, values, opts) -> str:
+    """Where the RTL as modeled does not fit, the fastest of two ways that would make it fit, each
+    schedule rendered in memory (MODELED), as one line of advice, or "" where neither does:
+    - narrower AXI ports, halving down to 64 bits: every word of a stream's or an m_axi
+      channel's beat is a lane of the activation memory, so a narrower beat needs fewer banks
+      and routes, at the price of slower transfers;
+    - a lower --resource-cap, 0.1 at a time down to 0.1: narrower cores, whose fewer lanes reach
+      the memory through fewer ports.
+    Along each, the first setting that fits (the least given up) is taken."""
     import dataclasses
     from .backends.vitis.project import render
     from .schedule import schedule
-    bits = s.port_bits // 2
-    while bits >= 64:
-        try:
-            t = schedule(g, device, dataclasses.replace(opts, port_bits=bits))
-            syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
-        except Exception:         # a hint is optional: the project is written, whatever a narrower build does
-            return ""
-        if syn["fits"]:
-            return (f"hint: with --port-bits {bits} the RTL as modeled fits: {syn['whole']['lut']:,} LUT "
-                    f"({syn['share_of_device']['lut']:.0%}) of {device.name}, at {t.total_cycles:,} cycles where "
-                    f"{s.port_bits}-bit ports take {s.total_cycles:,} (MODELED; a narrower beat needs fewer banks in "
-                    "the activation memory, and moves fewer bytes a cycle)")
-        bits //= 2
-    return ""
+    ways = [("--port-bits", [b for b in (s.port_bits >> k for k in range(1, 5)) if b >= 64],
+             lambda b: dataclasses.replace(opts, port_bits=b),
+             "a narrower beat needs fewer banks in the activation memory, and moves fewer bytes a cycle"),
+            ("--resource-cap", [round(opts.resource_cap - 0.1 * k, 2) for k in range(1, 10)
+                                if opts.resource_cap - 0.1 * k >= 0.1 - 1e-9],
+             lambda c: dataclasses.replace(opts, resource_cap=c),
+             "narrower cores reach the activation memory through fewer ports")]
+    best = None
+    for flag, settings, change, why in ways:
+        for v in settings:
+            try:
+                t = schedule(g, device, change(v))
+                syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
+            except Exception:     # a hint is optional: the project is written, whatever a trial build does
+                break
+            if syn["fits"]:
+                if best is None or t.total_cycles < best[2].total_cycles:
+                    best = (flag, v, t, syn, why)
+                break
+    if best is None:
+        return ""
+    flag, v, t, syn, why = best
+    share = syn["share_of_device"]["lut"]
+    pct = f"{share:.1%}" if share > 0.99 else f"{share:.0%}"     # 99.5% is not 100%
+    return (f"hint: with {flag} {v:g} the RTL as modeled fits: {syn['whole']['lut']:,} LUT "
+            f"({pct}) of {device.name}, at {t.total_cycles:,} cycles where this build "
+            f"takes {s.total_cycles:,} (MODELED; {why})")
 
 
 def main(argv=None) -> int:
