@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bank_fit import weighted_fit  # noqa: E402
 from rtl_designs import NETS, built, built_at  # noqa: E402
-from hlsgen.backends.rtl.core import CORE_FF_FIT, CORE_FIT, SHARED_PICK_LUT, core_inputs, core_logic  # noqa: E402
+from hlsgen.backends.rtl.core import CORE_FF_FIT, CORE_FIT, core_inputs, core_logic, shared_pick_lut  # noqa: E402
 
 
 def load(path: Path = POINTS) -> List[Dict]:
@@ -58,13 +58,13 @@ def fit(rows: List[Dict]) -> Dict[str, Dict[str, float]]:
     (SHARED_PICK_LUT, measured) taken off first."""
     rows = fitted(rows)
     terms = [inputs(r) for r in rows]
-    return {"lut": weighted_fit(terms, [r["yosys"]["LUT"] - SHARED_PICK_LUT * t["shared_pick_bits"]
-                                        for r, t in zip(rows, terms)], list(CORE_FIT), 200),
+    return {"lut": weighted_fit(terms, [r["yosys"]["LUT"] - shared_pick_lut(t) for r, t in zip(rows, terms)],
+                                list(CORE_FIT), 200),
             "ff": weighted_fit(terms, [r["yosys"]["FF"] for r in rows], list(CORE_FF_FIT), 200)}
 
 
 def _price(coef: Dict[str, float], t: Dict[str, float]) -> float:
-    return sum(coef[k] * t[k] for k in coef) + SHARED_PICK_LUT * t["shared_pick_bits"]
+    return sum(coef[k] * t[k] for k in coef) + shared_pick_lut(t)
 
 
 def left_out(rows: List[Dict]) -> Dict[str, float]:

@@ -373,18 +373,17 @@ def _fitting_hint(g, s, device, values, opts) -> str:
     import dataclasses
     from .backends.vitis.project import render
     from .schedule import schedule
-    ways = [("--port-bits", [b for b in (s.port_bits >> k for k in range(1, 5)) if b >= 64],
-             lambda b: dataclasses.replace(opts, port_bits=b),
+    bits = [b for b in (s.port_bits >> k for k in range(1, 5)) if b >= 64]
+    caps = [round(opts.resource_cap - 0.1 * k, 2) for k in range(1, 10) if opts.resource_cap - 0.1 * k >= 0.1 - 1e-9]
+    ways = [("--port-bits", [(b, dataclasses.replace(opts, port_bits=b)) for b in bits],
              "a narrower beat needs fewer banks in the activation memory, and moves fewer bytes a cycle"),
-            ("--resource-cap", [round(opts.resource_cap - 0.1 * k, 2) for k in range(1, 10)
-                                if opts.resource_cap - 0.1 * k >= 0.1 - 1e-9],
-             lambda c: dataclasses.replace(opts, resource_cap=c),
+            ("--resource-cap", [(c, dataclasses.replace(opts, resource_cap=c)) for c in caps],
              "narrower cores reach the activation memory through fewer ports")]
     best = None
-    for flag, settings, change, why in ways:
-        for v in settings:
+    for flag, trials, why in ways:
+        for v, trial in trials:
             try:
-                t = schedule(g, device, change(v))
+                t = schedule(g, device, trial)
                 syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
             except Exception:     # a hint is optional: the project is written, whatever a trial build does
                 break

@@ -359,6 +359,14 @@ def _skews(b: Tuple[int, int, int]) -> List[Tuple[int, int, int]]:
     return sorted(((a, x, y) for a in kw for x in kc for y in kc), key=lambda k: (sum(1 for v in k if v), k))
 
 
+def one_group(f: List[int]) -> bool:
+    """Whether a window word's PE lanes all read the same activations (its output channels form
+    one group, OG >= O: a dense conv, a linear), so that one read serves them all. hlsgen_core
+    reads such a word once per VEC x SIMD lane (`XSH` where every word of a core is so, `SSH`
+    where some are), and its routes come from those ports alone."""
+    return f[WORD["W_OG"]] >= f[WORD["W_O"]]
+
+
 def _groups(f: List[int], vec: int) -> int:
     """A window word's output groups (positions of its VEC pixels)."""
     return int(f[WORD["W_N"]]) * int(f[WORD["W_OH"]]) * -(-int(f[WORD["W_OW"]]) // vec)
@@ -381,7 +389,7 @@ def _window(f: List[int], vec: int, pe: int, simd: int, rng, picks: Optional[Seq
         picks = [p for p in picks if 0 <= p < ngrp]
     sampled = len(picks) < ngrp
     ogs = -(-g["OW"] // vec)
-    shared = g["OG"] >= g["O"]            # every PE lane reads the same input channel
+    shared = one_group(f)                 # every PE lane reads the same input channel
     if read_pe is None:
         read_pe = 1 if shared else pe
     o0s = np.arange(0, 1 if shared else g["O"], pe)
@@ -518,7 +526,7 @@ def _window_routes(rt: _Routes, a: Dict, ln: Dict) -> None:
     the core's shares its PE lanes' reads, XSH; p: 0 where this word does, SSH), write v * MP + p
     (hlsgen_core.sv)."""
     f, vec, pe, simd = a["f"], a["vec"], a["pe"], a["simd"]
-    shared = f[WORD["W_OG"]] >= f[WORD["W_O"]]
+    shared = one_group(f)
     mpr = 1 if ln["XSH"] else ln["MP"]
     read_pe = 1 if shared else pe
     p, v, s = np.meshgrid(np.arange(read_pe), np.arange(vec), np.arange(simd), indexing="ij")

@@ -123,10 +123,14 @@ def core_inputs(p: Dict, model: Dict) -> Dict[str, float]:
             "shared_pick_bits": int(p["MV"]) * (mp - 1) * ms * int(p["SB"]) if int(p.get("SSH", 0)) else 0}
 
 
+def shared_pick_lut(inputs: Dict[str, float]) -> float:
+    """The LUTs of a core's shared-read pick (SHARED_PICK_LUT, measured), apart from CORE_FIT."""
+    return SHARED_PICK_LUT * inputs["shared_pick_bits"]
+
+
 def core_logic(inputs: Dict[str, float]) -> Dict[str, int]:
     """A whole core's LUTs and flip-flops as synthesis builds it (the fits)."""
-    lut = sum(CORE_FIT[k] * inputs[k] for k in CORE_FIT) + SHARED_PICK_LUT * inputs["shared_pick_bits"]
-    return {"lut": int(round(lut)),
+    return {"lut": int(round(sum(CORE_FIT[k] * inputs[k] for k in CORE_FIT) + shared_pick_lut(inputs))),
             "ff": int(round(sum(CORE_FF_FIT[k] * inputs[k] for k in CORE_FF_FIT)))}
 
 
@@ -619,7 +623,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     rqat: Dict[str, int] = {}
     lanes = {c: {"MV": 1, "MP": 1, "MS": 1, "ML": 1} for c in range(ncores)}
     arith = {c: {"CWB": 1, "XB": 1, "AW": st["sb"], "mac": {}, "rq": set(), "ET": 0, "EL": 1, "RAW": 0, "XSH": 1,
-                 "SSH": 0, "uses": {"mac": set(), "avg": set(), "max": set()}}
+                 "shared_pe": 0, "uses": {"mac": set(), "avg": set(), "max": set()}}
              for c in range(ncores)}
     per_task: Dict[str, int] = {}
     accesses: List[Dict] = []
@@ -668,11 +672,11 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
             taps[c] += _taps(f)
             # its PE lanes read the same activations (one group: OG >= O) only if every window
             # word of the core's is so: then the core reads once per VEC x SIMD lane (XSH). Where
-            # only some are (SSH: some such word has PE lanes beyond the first), those read
-            # through PE lane 0's ports and the rest per lane
-            shared = int(f[WORD["W_OG"]] >= f[WORD["W_O"]])
+            # only some are (SSH, below: some such word has PE lanes beyond the first), those
+            # read through PE lane 0's ports and the rest per lane
+            shared = int(banking.one_group(f))
             arith[c]["XSH"] &= shared
-            arith[c]["SSH"] |= shared and pe > 1
+            arith[c]["shared_pe"] |= int(shared and pe > 1)
             lanes[c].update(MV=max(lanes[c]["MV"], vec), MP=max(lanes[c]["MP"], pe), MS=max(lanes[c]["MS"], simd))
             srcs = [tensor_of[f[WORD["SRC"]]]]
             order, pdiv, pid = NATURAL, 0, counter[out]
@@ -813,10 +817,10 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         # read ports: a window step's reads (one per VEC x SIMD lane when its PE lanes share them,
         # else one per lane), or two per element lane
         reads = ln["MV"] * (1 if ar["XSH"] else ln["MP"]) * ln["MS"]
-        ar["SSH"] &= 1 - ar["XSH"]
         core["params"] = {**core.pop("tables"), **ln, "NR": max(reads, 2 * ln["ML"]),
                           "NW": max(ln["MV"] * ln["MP"], ln["ML"]),
-                          **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL", "RAW", "XSH", "SSH")},
+                          **{k: ar[k] for k in ("CWB", "XB", "AW", "ET", "EL", "RAW", "XSH")},
+                          "SSH": int(ar["shared_pe"] and not ar["XSH"]),
                           **_lane_uses(ar["uses"], ln),
                           # weights stream in (lanes wait for them) exactly where they do not lie aligned
                           "WST": int(not aligned[core["index"]]), "WAL": int(aligned[core["index"]]),
