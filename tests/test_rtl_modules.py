@@ -331,15 +331,19 @@ BANK_CASES = {   # region dims, log2 banks, ports: a window's reads into a 3-cha
     # multiple of them, starting from an image (so the image's words must land where reads look)
     "skewed": {"N": 1, "C": 6, "H": 5, "W": 7, "LBC": 2, "LBH": 0, "LBW": 1, "KWH": 3, "KCH": 1, "KCW": 3, "NR": 9,
                "NW": 2, "TWO_WRITES": 0, "SB": 9},
+    # reads that do not share a port (SHARE = 0: a port per read, one word or not), into banks of
+    # words narrower than the memory's (RB < SB: stored in RB bits, read sign-extended), from an image
+    "unshared": {"N": 2, "C": 3, "H": 5, "W": 7, "LBC": 1, "LBH": 1, "LBW": 2, "NR": 9, "NW": 2, "TWO_WRITES": 1, "SB": 9,
+                 "SHARE": 0, "RB": 5},
 }
 
 
 def _bank_routes(case):
-    """The "routed" and "skewed" cases' read routes: read port k reaches banks k, k + 5 and k + 9
+    """The "routed", "skewed" and "unshared" cases' read routes: read port k reaches banks k, k + 5 and k + 9
     (mod the banks) and bank 7, so every bank has a few ports and every port a few banks; writes reach all."""
     p = BANK_CASES[case]
     nb = 1 << (p["LBC"] + p["LBH"] + p["LBW"])
-    if case not in ("routed", "skewed"):
+    if case not in ("routed", "skewed", "unshared"):
         return None
     return [sorted({(k + d) % nb for d in (0, 5, 9)} | {7}) for k in range(p["NR"])]
 
@@ -352,11 +356,14 @@ def test_bank_mem(tmp_path, case, form):
     third distinct word in one bank in one cycle raises `conflict` (tests/rtl/cocotb_bank_mem.py).
     "routed": read ports reach only some banks (their routes): reads keep to them, and a read off its
     port's routes raises `conflict`; its region (N = 2 leading indices) starts from an image file
-    (FILE), every word of which is read back first.
+    (FILE), every word of which is read back first. "unshared": SHARE = 0 (reads of one word take
+    a port each, and three of one word in a bank raise `conflict`) and RB = 5 of SB = 9 (the banks
+    hold 5 bits, every word read back sign-extended).
     form: the banks as a generate (a memory per bank, what synthesis builds) or as one loop over
     an array of them (HLSGEN_SIM_BANKS_LOOP, what make sim simulates): both on the same cases."""
     from hlsgen.backends.rtl.act_mem import coordinate_bits, route_params
-    params = dict(BANK_CASES[case])
+    params = {"SHARE": 1, **BANK_CASES[case]}
+    params.setdefault("RB", params["SB"])
     # coordinates in as few bits as the design gives them (act_mem.py's bank_memory: the widest
     # dimension's), so that a partial address held in CB bits would lose its high bits here
     params["CB"] = coordinate_bits(params.get(d, 1) for d in ("N", "C", "H", "W"))
@@ -368,7 +375,10 @@ def test_bank_mem(tmp_path, case, form):
     if routes:
         # and an image the region starts from
         words = params["N"] * params["C"] * params["H"] * params["W"]
-        image = [(7 * i + 3) % (1 << params["SB"]) for i in range(words)]
+        # values of RB bits, signed, in SB bits
+        rb, sb = params["RB"], params["SB"]
+        image = [(((7 * i + 3) % (1 << rb)) - ((1 << rb) if (7 * i + 3) % (1 << rb) >> (rb - 1) else 0)) % (1 << sb)
+                 for i in range(words)]
         (tmp_path / "image.mem").write_text("".join(f"{v:x}\n" for v in image))
         params["FILE"] = f'"{tmp_path / "image.mem"}"'
     runner = _sim()
@@ -381,20 +391,23 @@ def test_bank_mem(tmp_path, case, form):
     assert tests == 1 and failed == 0
 
 
-def test_bank_mem_loop_and_generate_give_the_same_outputs(tmp_path):
+@pytest.mark.parametrize("share, rb", [(1, 3), (0, 2)])
+def test_bank_mem_loop_and_generate_give_the_same_outputs(tmp_path, share, rb):
     """The banks as make sim simulates them (HLSGEN_SIM_BANKS_LOOP: one loop over an array of
     banks) and as synthesis builds them (a generate, a memory per bank) are one circuit for
     every input sequence of 6 cycles from the all-zero state: Yosys's `sat` finds no inputs for
     which their miter's outputs differ (memories mapped to flip-flops). A bounded check on a
     small region (2 x 2 x 3 words in 4 banks of 4, two writes a bank, three read ports with
     routes to some banks only, skewed banks), not a proof for every cycle and every size; a loop
-    form that reads a word written in the same cycle (write-first) fails it."""
+    form that reads a word written in the same cycle (write-first) fails it. Both with reads that
+    share a port (SHARE 1, the banks' words the memory's 3 bits) and with reads that do not (SHARE
+    0, 2-bit words read back sign-extended)."""
     _sim()
     from hlsgen_sim.run_design import SIM_DEFINES
     from hlsgen_sim.yosys import bounded_equivalent
     from hlsgen.backends.rtl.act_mem import coordinate_bits, route_params
     p = {"C": 2, "H": 2, "W": 3, "LBC": 1, "LBH": 0, "LBW": 1, "KWH": 1, "KCW": 1, "NR": 3, "NW": 2, "TWO_WRITES": 1,
-         "SB": 3}
+         "SB": 3, "SHARE": share, "RB": rb}
     p["CB"] = coordinate_bits(p[d] for d in ("C", "H", "W"))
     p.update(route_params([[0, 1], [1, 2, 3], [3]], [list(range(4))] * 2, 4))
     diff = bounded_equivalent(tmp_path, [RTL / "hlsgen_bank_mem.sv"], "hlsgen_bank_mem", p, SIM_DEFINES, {}, cycles=6)

@@ -153,8 +153,9 @@ def planned(design: Dict, t: Dict[str, np.ndarray]) -> Dict:
     """The build's bank plan (design.json's synth.act_mem.banking, hlsgen/backends/rtl/banking.py)
     held against the trace: per region, under the plan's Bc, Bh, Bw, the most words one client
     put into one bank in one cycle (the plan allows `allowed`) and the most clients that met in
-    the region in one cycle (the plan provides `ports`). Reads of one word share a port. And
-    every access (every lane's, shared or not) against its port's routes."""
+    the region in one cycle (the plan provides `ports`). Reads of one word share a port where
+    the plan's region does (`shared_reads`; hlsgen_bank_mem's SHARE), and each takes one where it
+    does not. And every access (every lane's, shared or not) against its port's routes."""
     plan = design["synth"]["act_mem"]["banking"]
     names, client = _clients(design, t)
     regs = plan["regions"]
@@ -168,7 +169,7 @@ def planned(design: Dict, t: Dict[str, np.ndarray]) -> Dict:
         c, h, w, _ = _coords(t["addr"][mine] - reg["base"], reg["dims"])
         bank[mine] = _bank(c, h, w, reg)
     off_route = _off_route(design, t, names, client, region, bank)
-    keep = _shared(t)
+    keep = _shared(t) | (~t["write"] & ~np.asarray([bool(r.get("shared_reads", True)) for r in regs])[region])
     cycle, client, region, bank = t["cycle"][keep], client[keep], region[keep], bank[keep]
     out = []
     for r, reg in enumerate(regs):

@@ -153,7 +153,8 @@ def synth_memory(out: Path):
             model = {"bram18": reg["bank_storage"]["bram18"], "lut": reg["bank_storage"]["lut"] + reg["logic"]["lut"]}
             copies = max(1, int(reg["copies"]))
             print(f"synth-yosys mem [{k + 1}/{len(mems)}] {m['name']}: {'x'.join(map(str, m['dims']))} words of "
-                  f"{p['SB']} bits in {reg['banks']} banks, {p['NR']} read and {p['NW']} write ports, "
+                  f"{p.get('RB', p['SB'])} bits in {reg['banks']} banks, {p['NR']} read and {p['NW']} write ports"
+                  f"{'' if p.get('SHARE', 1) else ' (no read shares a port)'}, "
                   f"{p['PR'] + p['PW']} routed port-bank pairs (modeled for the region"
                   f"{f', its {copies} copies together' if copies > 1 else ''}: {model['bram18']} BRAM18, "
                   f"{model['lut']:,} LUT) ...", file=sys.stderr, flush=True)

@@ -19,6 +19,14 @@
 // rdata one cycle later, as a block RAM's does. rdata the cycle after a read that was not
 // enabled is not a word the port read: in simulation (Verilator) it is the complement of what
 // the bank's port gives, as in hlsgen_act_mem, so a client that used it would show.
+// SHARE = 0 where the plan saw no client read one word through two of its ports in one cycle
+// (banking.py's `shared_reads`): a read then takes the next free port without comparing its
+// address with the ports' (the compares are most of a read route's logic); two reads of one word
+// take two ports, and a third access of the bank in that cycle is a conflict as any other.
+// RB (at most SB) is the bits a word of this region needs, its tensor's type as a signed value:
+// the banks hold RB bits, a write keeps wdata's low RB bits and a read gives its word
+// sign-extended to SB, which is the value written wherever that fits RB bits (the plan's
+// `word_bits`; every stored value is of its tensor's type).
 // Routes: which banks each port may reach (the build's routes, banking.py), given as lists
 // (RBP/RBL/RPP/RPL, WBP/...: below). Only routed (port, bank) pairs are built: every bank's port
 // selects among the ports routed to it, and every read port's data among its routed banks. Every
@@ -47,6 +55,8 @@ module hlsgen_bank_mem #(
     parameter int NW = 1,
     parameter int CB = 16,                   // coordinate bits
     parameter int TWO_WRITES = 0,
+    parameter int SHARE = 1,                 // reads of one word by several ports share a port (above)
+    parameter int RB = SB,                   // a word's bits in the banks (above)
     // the routes as lists (hlsgen/backends/rtl/act_mem.py's route_params writes them), LB bits an
     // entry (as few as its largest entry needs): by bank, where bank b's ports start in RBL (RBP,
     // NB + 1 entries) and the ports routed to it (RBL); by port, where port k's banks start in RPL
@@ -78,7 +88,9 @@ module hlsgen_bank_mem #(
     input  logic [NW*CB-1:0] wc,
     input  logic [NW*CB-1:0] wh,
     input  logic [NW*CB-1:0] ww,
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: a word's bits above RB are its sign, not stored
     input  logic [NW*SB-1:0] wdata,
+    /* verilator lint_on UNUSEDSIGNAL */
     output logic             conflict
 );
     localparam int NB = 1 << (LBC + LBH + LBW);
@@ -121,7 +133,7 @@ module hlsgen_bank_mem #(
 
     logic [SB-1:0] image[N * C * H * W];
     initial if (FILE != "") $readmemh(FILE, image);
-    logic [SB-1:0] qa[NB], qb[NB];          // each bank's two ports' words, one cycle after their reads
+    logic [RB-1:0] qa[NB], qb[NB];          // each bank's two ports' words, one cycle after their reads
     logic [BI-1:0] rb_d[NR];
     logic [NR-1:0] on_b_d, re_d;
 
@@ -140,19 +152,19 @@ module hlsgen_bank_mem #(
     // Yosys did not finish make demo's region 0 as one array in 15 minutes.
     // tests/test_rtl_modules.py runs both forms on the same cases and checks them equal (bounded).
 `ifdef HLSGEN_SIM_BANKS_LOOP
-    logic [SB-1:0] m[NB][D];
+    logic [RB-1:0] m[NB][D];
     initial begin                            // the region's image, each word in its bank
         for (int b = 0; b < NB; b++) for (int i = 0; i < D; i++) m[b][i] = '0;
         if (FILE != "")
             for (int i = 0; i < N * C * H * W; i++)
                 m[bank_of(CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W))]
-                 [addr_of(CB'(i / (C * H * W)), CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W))] = image[i];
+                 [addr_of(CB'(i / (C * H * W)), CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W))] = image[i][RB-1:0];
     end
     /* verilator lint_off UNUSEDSIGNAL */    // waiver: a port index is an int; few ports use its high bits
     always_ff @(posedge clk) begin : route
         automatic logic [BI-1:0] rb[NR], wb[NW];
         automatic logic [DB-1:0] ra[NR], wa[NW], a_addr[NB], b_addr[NB];
-        automatic logic [SB-1:0] a_wd[NB], b_wd[NB];
+        automatic logic [RB-1:0] a_wd[NB], b_wd[NB];
         automatic logic          a_we[NB], b_we[NB];
         automatic logic [NB-1:0] over;
         automatic logic [NR-1:0] r_on_b;
@@ -161,7 +173,7 @@ module hlsgen_bank_mem #(
     logic [BI-1:0] rb[NR], wb[NW];
     logic [DB-1:0] ra[NR], wa[NW];
     logic [DB-1:0] a_addr[NB], b_addr[NB];
-    logic [SB-1:0] a_wd[NB], b_wd[NB];
+    logic [RB-1:0] a_wd[NB], b_wd[NB];
     logic          a_we[NB], b_we[NB];
     logic [NB-1:0] over;
     logic [NR-1:0] r_on_b;                  // this cycle: read k is served by its bank's port B
@@ -178,6 +190,7 @@ module hlsgen_bank_mem #(
             wa[k] = addr_of(wn[k * CB +: CB], wc[k * CB +: CB], wh[k * CB +: CB], ww[k * CB +: CB]);
         end
         over = '0;
+        r_on_b = '0;
         for (int b = 0; b < NB; b++) begin
             // each routed access in turn, as masks rather than branches: ta (tb) says whether it
             // takes port A (B), and a port's address and word are the OR of the accesses' masked
@@ -195,9 +208,9 @@ module hlsgen_bank_mem #(
                 automatic logic ta = req && !av;                           // the first write takes port A
                 automatic logic tb = TWO_WRITES != 0 && req && av && !bv;  // the second port B (a true dual port)
                 aad |= {DB{ta}} & wa[k];
-                a_wd[b] |= {SB{ta}} & wdata[k * SB +: SB];
+                a_wd[b] |= {RB{ta}} & wdata[k * SB +: RB];
                 bad |= {DB{tb}} & wa[k];
-                b_wd[b] |= {SB{tb}} & wdata[k * SB +: SB];
+                b_wd[b] |= {RB{tb}} & wdata[k * SB +: RB];
                 over[b] = over[b] | (req && av && !tb);
                 bv = bv | tb;
                 av = av | req;
@@ -209,25 +222,25 @@ module hlsgen_bank_mem #(
                 automatic logic req = re[k] && rb[k] == BI'(b);
                 // a read of port A's word (or B's) shares it; any other takes the next free port
                 automatic logic ta = req && !av;
-                automatic logic other = req && av && aad != ra[k] && !(bv && bad == ra[k]);
+                automatic logic other = req && av && (SHARE == 0 || (aad != ra[k] && !(bv && bad == ra[k])));
                 automatic logic tb = other && !bv;
                 aad |= {DB{ta}} & ra[k];
                 bad |= {DB{tb}} & ra[k];
                 over[b] = over[b] | (other && bv);
+                if (SHARE == 0) r_on_b[k] = r_on_b[k] | tb;
                 bv = bv | tb;
                 av = av | req;
             end
             a_addr[b] = aad;
             b_addr[b] = bad;
         end
-        r_on_b = '0;
         off = 1'b0;
         for (int k = 0; k < NR; k++) begin  // a port's routed banks are distinct: at most one is `at`
             automatic logic hit = 1'b0;
             for (int i = int'(RPP[k * LB +: LB]); i < int'(RPP[(k + 1) * LB +: LB]); i++) begin
                 automatic logic at = rb[k] == BI'(RPL[i * LB +: LB]);
                 hit = hit | at;
-                r_on_b[k] = r_on_b[k] | (at && a_addr[int'(RPL[i * LB +: LB])] != ra[k]);
+                if (SHARE != 0) r_on_b[k] = r_on_b[k] | (at && a_addr[int'(RPL[i * LB +: LB])] != ra[k]);
             end
             off = off | (re[k] && !hit);
         end
@@ -250,14 +263,14 @@ module hlsgen_bank_mem #(
         logic [DB-1:0] aad, bad;
         assign aad = a_addr[b];
         assign bad = b_addr[b];
-        logic [SB-1:0] m[D];
-        logic [SB-1:0] qa_r, qb_r;
+        logic [RB-1:0] m[D];
+        logic [RB-1:0] qa_r, qb_r;
         initial begin                        // the region's image, the words of this bank
             for (int i = 0; i < D; i++) m[i] = '0;
             if (FILE != "")
                 for (int i = 0; i < N * C * H * W; i++)
                     if (bank_of(CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W)) == BI'(b))
-                        m[addr_of(CB'(i / (C * H * W)), CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W))] = image[i];
+                        m[addr_of(CB'(i / (C * H * W)), CB'(i / (H * W) % C), CB'(i / W % H), CB'(i % W))] = image[i][RB-1:0];
         end
         always_ff @(posedge clk) begin
             if (a_we[b]) m[aad] <= a_wd[b];
@@ -280,10 +293,11 @@ module hlsgen_bank_mem #(
     /* verilator lint_on UNUSEDSIGNAL */
     always_comb
         for (int k = 0; k < NR; k++) begin
-            rdata[k * SB +: SB] = '0;
+            automatic logic [RB-1:0] q = '0;
             for (int i = int'(RPP[k * LB +: LB]); i < int'(RPP[(k + 1) * LB +: LB]); i++)
-                rdata[k * SB +: SB] |= {SB{rb_d[k] == BI'(RPL[i * LB +: LB])}}
-                                       & (on_b_d[k] ? qb[int'(RPL[i * LB +: LB])] : qa[int'(RPL[i * LB +: LB])]);
+                q |= {RB{rb_d[k] == BI'(RPL[i * LB +: LB])}}
+                     & (on_b_d[k] ? qb[int'(RPL[i * LB +: LB])] : qa[int'(RPL[i * LB +: LB])]);
+            rdata[k * SB +: SB] = SB'(signed'(q));
 `ifdef VERILATOR
             if (!re_d[k]) rdata[k * SB +: SB] = ~rdata[k * SB +: SB];
 `endif

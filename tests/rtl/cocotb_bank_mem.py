@@ -5,7 +5,9 @@ ports serve; every read returns the word as it was before that cycle's writes, a
 raises `conflict`. With an image (HLSGEN_CASE "image", the module's FILE), every word is read
 first and must be the image's. Last, three distinct words read from one bank in one cycle raise it. With
 routes (HLSGEN_CASE "routes": read port k's banks, as the route parameters give them), reads keep to their
-port's banks, and a read off them raises `conflict` too."""
+port's banks, and a read off them raises `conflict` too. With SHARE = 0 reads of one word take a
+port each (and three of one word in a bank raise `conflict`); with RB < SB the banks hold RB bits
+and every word written is a value of RB bits (as a tensor's are), read back sign-extended."""
 import json
 import os
 import random
@@ -16,7 +18,8 @@ from cocotb.triggers import ClockCycles, FallingEdge
 
 
 def _params(dut):
-    names = ("SB", "N", "C", "H", "W", "LBC", "LBH", "LBW", "KWH", "KCH", "KCW", "NR", "NW", "CB", "TWO_WRITES")
+    names = ("SB", "N", "C", "H", "W", "LBC", "LBH", "LBW", "KWH", "KCH", "KCW", "NR", "NW", "CB", "TWO_WRITES",
+             "SHARE", "RB")
     return {n: int(getattr(dut, n).value) for n in names}
 
 
@@ -27,9 +30,15 @@ def _bank(p, n, c, h, w):
     return ((((h % (1 << p["LBH"])) << p["LBW"]) | bw) << p["LBC"]) | bc
 
 
+def _value(p, rs):
+    """A random word: a value of RB bits, signed, in SB bits (two's complement)."""
+    return rs.randrange(-(1 << (p["RB"] - 1)), 1 << (p["RB"] - 1)) & ((1 << p["SB"]) - 1)
+
+
 def _accept(p, writes, reads):
     """The accesses a bank's ports serve, in the order the module takes them (writes first, then
-    reads; a read of a word its bank already addresses shares that port): (writes, reads) kept."""
+    reads; a read of a word its bank already addresses shares that port where SHARE): (writes,
+    reads) kept."""
     ports = {}                                  # bank -> [(word, is_write)]
     kept_w, kept_r = [], []
     for k, word, v in writes:
@@ -39,7 +48,7 @@ def _accept(p, writes, reads):
             kept_w.append((k, word, v))
     for k, word in reads:
         got = ports.setdefault(_bank(p, *word), [])
-        if any(w == word for w, _ in got):
+        if p["SHARE"] and any(w == word for w, _ in got):
             kept_r.append((k, word))
         elif len(got) < 2:
             got.append((word, False))
@@ -102,7 +111,7 @@ async def banks_serve_what_the_plan_allows(dut):
     # fill: every word once, as many a cycle as the banks take
     todo = list(words)
     while todo:
-        offer = [(k, todo[k], rs.getrandbits(p["SB"])) for k in range(min(p["NW"], len(todo)))]
+        offer = [(k, todo[k], _value(p, rs)) for k in range(min(p["NW"], len(todo)))]
         kept, _ = _accept(p, offer, [])
         await FallingEdge(dut.clk)
         _drive(dut, p, kept, [])
@@ -124,7 +133,7 @@ async def banks_serve_what_the_plan_allows(dut):
     for cycle in range(case["cycles"]):
         hot = rs.sample(words, min(3, len(words)))
         reads = [(k, pick(k, hot)) for k in range(p["NR"]) if rs.random() < case["load"]]
-        writes = [(k, rs.choice(words), rs.getrandbits(p["SB"])) for k in range(p["NW"]) if rs.random() < case["load"] / 2]
+        writes = [(k, rs.choice(words), _value(p, rs)) for k in range(p["NW"]) if rs.random() < case["load"] / 2]
         # one word written by two ports in a cycle: the top never makes it
         seen = set()
         writes = [x for x in writes if not (x[1] in seen or seen.add(x[1]))]
@@ -149,7 +158,8 @@ async def banks_serve_what_the_plan_allows(dut):
     _drive(dut, p, [], [])
     assert not bad, f"reads differ from the model (cycle, port, expected, got): {bad}"
     assert checked > case["cycles"], f"only {checked} reads checked"
-    assert shared > 0, "no cycle had lanes sharing a word"
+    # lanes read one word in one cycle: through one port (SHARE) or through two
+    assert shared > 0, "no cycle had lanes reading one word"
     await FallingEdge(dut.clk)
     assert int(dut.conflict.value) == 0, "conflict raised on accesses the banks serve"
     # three distinct words of one bank in one cycle (bank 0, or one that read ports 0-2 all reach):
@@ -165,6 +175,17 @@ async def banks_serve_what_the_plan_allows(dut):
         _drive(dut, p, [], [])
         await FallingEdge(dut.clk)
         assert int(dut.conflict.value) == 1, "three distinct words in one bank did not raise conflict"
+        if not p["SHARE"]:
+            # three reads of one word: a port each, one more than the bank has
+            dut.rst_n.value = 0
+            await FallingEdge(dut.clk)
+            dut.rst_n.value = 1
+            await FallingEdge(dut.clk)
+            _drive(dut, p, [], [(k, three[0]) for k in range(3)])
+            await FallingEdge(dut.clk)
+            _drive(dut, p, [], [])
+            await FallingEdge(dut.clk)
+            assert int(dut.conflict.value) == 1, "three reads of one word in one bank (SHARE = 0) did not raise conflict"
     if case.get("routes"):
         # a read off its port's routes, after a reset clears `conflict`
         dut.rst_n.value = 0

@@ -94,6 +94,8 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
                          "routes": routes,
                          # a second write port: the plan's (banking._priced)
                          "TWO_WRITES": int(bool(lanes["w"]) and bool(reg["two_writes"])),
+                         # its reads' port sharing and its words' bits: the plan's (banking.plan)
+                         "SHARE": int(reg["shared_reads"]), "RB": int(reg["word_bits"]),
                          "FILE": file})
     # a port that is a lane of one memory alone needs no region compare on its data path: every
     # access it makes is in that memory's region, or `conflict` fails the simulation (and the
@@ -106,7 +108,7 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
     for m in mems:
         m["params"] = {"SB": int(amem["SB"]), **{k: m[k] for k in ("N", "C", "H", "W", "LBC", "LBH", "LBW", "KWH", "KCH", "KCW")},
                        "NR": max(1, len(m["reads"])), "NW": max(1, len(m["writes"])), "CB": cb,
-                       "TWO_WRITES": m["TWO_WRITES"], **m["routes"]}
+                       "TWO_WRITES": m["TWO_WRITES"], "SHARE": m["SHARE"], "RB": m["RB"], **m["routes"]}
     return {"mems": mems, "images": images, "CB": cb}
 
 

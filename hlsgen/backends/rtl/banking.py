@@ -82,15 +82,16 @@ IN_PHASE, OUT_PHASE = (-1, ""), (1 << 30, "")      # the input streams' and outp
 TDP_REG_DEPTH = 16
 REG_DEPTH = 2
 # The routing logic of a region, LUTs: per term of route_terms, a least-squares fit (no
-# coefficient negative) on the synthesized regions in benchmarks/bank_fit_points.json (26 rows:
-# six designs and five two-bank probes; `benchmarks/bank_fit.py` refits them and scores each
-# design left out of its own fit, docs/rtl.md): per read port-bank pair and in-bank address bit
-# (a bank port's address mux, and the compares by which reads of one word share a port), per
-# write pair and address bit (the address and data muxes of a bank's write port), per bit of a
-# bank held in registers (its write enables and read mux), and per read pair beyond a port's
-# first and data bit (a read port's word picked among its banks). Its flip-flops: each read
-# port's enable, port and bank, one cycle on.
-ROUTE_FIT = {"read_addr_bits": 6.7, "write_addr_bits": 3.48, "register_bits": 2.47, "extra_read_bits": 1.38}
+# coefficient negative) on the synthesized regions in benchmarks/bank_fit_points.json (`benchmarks/bank_fit.py`
+# refits them and scores each design left out of its own fit, docs/rtl.md): per read port-bank
+# pair and in-bank address bit, where reads of one word share a port (a bank port's address
+# mux, and the compares by which they share it: SHARE), and where none do (the mux alone); per
+# write pair and address bit, and per write pair and data bit (a bank's write port's muxes);
+# per bit of a bank held in registers (its write enables and read mux); and per read pair
+# beyond a port's first and data bit (a read port's word picked among its banks). Its
+# flip-flops: each read port's enable, port and bank, one cycle on.
+ROUTE_FIT = {"read_addr_bits": 7.62, "unshared_read_addr_bits": 4.34, "write_addr_bits": 0.0, "write_data_bits": 1.35,
+             "register_bits": 2.27, "extra_read_bits": 0.75}
 
 
 def in_registers(depth: int, two_writes: bool) -> bool:
@@ -119,7 +120,10 @@ def route_terms(inputs: Dict) -> Dict[str, int]:
     route_inputs (a plan region's, _priced): nr read ports, pr read and pw write port-bank pairs,
     banks of `depth` words of sb bits, register_bits of them in registers."""
     db = max(1, (inputs["depth"] - 1).bit_length())
-    return {"read_addr_bits": inputs["pr"] * db, "write_addr_bits": inputs["pw"] * db,
+    share = inputs.get("share", 1)           # (points synthesized before SHARE compared always)
+    return {"read_addr_bits": inputs["pr"] * db if share else 0,
+            "unshared_read_addr_bits": 0 if share else inputs["pr"] * db,
+            "write_addr_bits": inputs["pw"] * db, "write_data_bits": inputs["pw"] * inputs["sb"],
             "register_bits": inputs["register_bits"], "extra_read_bits": max(0, inputs["pr"] - inputs["nr"]) * inputs["sb"]}
 
 
@@ -141,6 +145,8 @@ class _Regions:
         self.bases = [int(r["base"]) for r in regs]
         self.sizes = [int(r["size"]) for r in regs]
         self.shapes = [[int(d) for d in r["shape"]] for r in regs]
+        # the bits a word of each region needs (its tensor's type, signed; 0: the memory's)
+        self.bits = [int(r.get("bits", 0)) for r in regs]
         free = np.ones(words, dtype=bool)
         for b, n in zip(self.bases, self.sizes):
             free[b:b + n] = False
@@ -151,6 +157,7 @@ class _Regions:
             self.bases.append(lo)
             self.sizes.append(hi - lo)
             self.shapes.append([hi - lo])
+            self.bits.append(0)
         self.dims = [tuple(([1, 1, 1] + s)[-3:]) for s in self.shapes]
         self.views = [_views(d, n) for d, n in zip(self.dims, self.sizes)]
         order = np.argsort(self.bases, kind="stable")
@@ -229,6 +236,7 @@ class _Patterns:
         self.rows: Dict[Tuple[int, int], List[np.ndarray]] = {}
         self.phases: Dict[int, Dict[Tuple[int, str], set]] = {}
         self.sampled: Dict[int, bool] = {}
+        self.shared_reads: Dict[int, bool] = {}   # a client read one word through two ports in a cycle
 
     def add(self, client: str, writes: bool, phase: Tuple[int, str], addr: np.ndarray, sampled: bool = False) -> None:
         """One client's accesses (writes, or reads, of the memory): addr[cycle, lane] (-1: none)."""
@@ -245,6 +253,9 @@ class _Patterns:
             sub = sub[(sub >= 0).any(axis=1)]
             self.phases.setdefault(r, {}).setdefault(phase, set()).add((client, writes))
             self.sampled[r] = self.sampled.get(r, False) or sampled
+            if not writes and not self.shared_reads.get(r, False):
+                a = np.sort(sub, axis=1)
+                self.shared_reads[r] = bool(((a[:, 1:] == a[:, :-1]) & (a[:, 1:] >= 0)).any())
             for v, dims in enumerate(self.reg.views[r]):
                 self.rows.setdefault((r, v), []).append(self._encode(r, sub, dims))
 
@@ -635,11 +646,14 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
         # beyond two clients at once the region is copied, every copy written by the writer and
         # read by its own readers
         copies = 1 if ports <= 2 else (-(-(ports - writers) // (2 - writers)) if writers < 2 else 0)
-        priced = [_priced(pat, reg, r, b, worst, allowed, rt.of(r, k), copies, sb, device, v, ab)
+        # its banks hold the bits its words need (hlsgen_bank_mem's RB), and its reads compare
+        # addresses to share a port only where a client reads one word through two (SHARE)
+        rb, share = min(sb, reg.bits[r] or sb), pat.shared_reads.get(r, False)
+        priced = [_priced(pat, reg, r, b, worst, allowed, rt.of(r, k), copies, rb, share, device, v, ab)
                   for k, (b, worst, allowed, v) in enumerate(options[r])]
         best = _cheapest(priced, device)
         codes = pat.patterns(r, best["view_index"])
-        best.update({"region": name, "base": reg.bases[r], "size": reg.sizes[r],
+        best.update({"region": name, "base": reg.bases[r], "size": reg.sizes[r], "word_bits": rb, "shared_reads": share,
                      "ports": ports, "writers": writers, "copies": copies,
                      "copy_of": _copies(pat, r, copies) if copies > 1 else {},
                      "served": bool(best["worst"] <= best["allowed"] and copies > 0),
@@ -657,7 +671,7 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
                        "activation memory, banks by coordinates (c mod Bc, h mod Bh, w mod Bw) of its dimensions or of "
                        "a merged view of them (`view`) so that no client puts two words into one bank in one cycle; "
                        "ports: its clients that may run at once",
-            "max_banks": MAX_BANKS, "served": all(o["served"] for o in out),
+            "max_banks": MAX_BANKS, "served": all(o["served"] for o in out), "sb": sb,
             "banks": sum(o["banks"] * max(1, o["copies"]) for o in out),
             "paths": sum(o["paths"] for o in out), "full_paths": sum(o["full_paths"] for o in out),
             "words": sum(o["banks"] * max(1, o["copies"]) * o["depth"] for o in out),
@@ -667,9 +681,10 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
 
 
 def _priced(pat: _Patterns, reg: _Regions, r: int, b: Shape, worst: int, allowed: int,
-            routes: Dict[str, List[List[int]]], copies: int, sb: int, device, view: int, ab: int) -> Dict:
+            routes: Dict[str, List[List[int]]], copies: int, sb: int, share: bool, device, view: int, ab: int) -> Dict:
     """Region r in its view `view` (reg.views) in banks of shape b (serving `allowed` words a bank a
-    cycle), with these routes: its banks, routes and what they cost as synthesis builds them
+    cycle) of sb-bit words, its reads sharing ports where `share`, with these routes: its banks,
+    routes and what they cost as synthesis builds them
     (bank_cost, route_logic), and the LUTs of its lanes' constant divides (act_mem.DECODE_FIT's
     divide term, at `ab` address bits), which hlsgen_top_mem adds around it."""
     dims, size = reg.views[r][view], reg.sizes[r]
@@ -692,7 +707,7 @@ def _priced(pat: _Patterns, reg: _Regions, r: int, b: Shape, worst: int, allowed
     # what route_logic prices (benchmarks/bank_fit.py fits it on these), and each bank's routed
     # read and write ports (a copy's)
     inputs = {"nr": sum(1 for c in readers for x in routes[c] if x), "pr": int(rports.sum()),
-              "pw": int(wports.sum()) * n, "depth": depth, "sb": sb, "register_bits": regs * n,
+              "pw": int(wports.sum()) * n, "depth": depth, "sb": sb, "share": int(share), "register_bits": regs * n,
               "read_fanin": rports.tolist(), "write_fanin": wports.tolist()}
     # every lane of every copy splits its offset: a reader's in its copy, a writer's in each
     lanes_ = inputs["nr"] + sum(1 for c in writing for x in routes[c] if x) * n

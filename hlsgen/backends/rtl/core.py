@@ -451,7 +451,8 @@ def _addresses(st: Dict, alias: Dict[str, str]):
         if name in alias:
             continue
         base[o["id"]] = by_name[name] = addr
-        layout.append({"tensor": name, "base": addr, "size": o["store"].size, "kind": o["store"].kind})
+        layout.append({"tensor": name, "base": addr, "size": o["store"].size, "kind": o["store"].kind,
+                       "bits": o["store"].bits + (not o["store"].signed)})     # its values as signed words
         addr += o["store"].size
     for o in st["operands"]:
         name = o["store"].tensor
@@ -589,7 +590,9 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     staged = _stage_channels(graph, channels, image, counter, by_name)
     for (task, tensor), ch in staged.items():   # each staging region holds its tensor's elements in order
         shape = [int(d) for d in graph.tensors[tensor].shape]
+        dt = graph.tensors[tensor].dtype
         layout.append({"tensor": f"{tensor} (staged for {task})", "base": ch.base, "size": ch.count, "kind": "staging",
+                       "bits": dt.bits + (not dt.signed),
                        "shape": shape if int(np.prod(shape, dtype=np.int64)) == ch.count else [ch.count]})
     writes_out = {ch.task for ch in channels if ch.write}
     streamed = {ch.task: ch for ch in channels if ch.what == "weights"}

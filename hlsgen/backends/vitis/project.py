@@ -20,6 +20,7 @@ twice in one environment gives byte-identical trees.
 from __future__ import annotations
 
 import json
+from collections import Counter
 import shutil
 import sys
 import tempfile
@@ -359,6 +360,7 @@ def _banks_md(b: Dict, device) -> List[str]:
     what they cost as synthesis builds them (modeled)."""
     from ..rtl.banking import shape_text, unserved
     st, wh, lg, dec = b["storage"], b["whole_storage"], b["logic"], b["decode"]
+    sb = b["sb"]
     res = lambda r: f"{r['bram18']} BRAM18, {r['uram']} URAM, {r['lut']:,} LUT"     # noqa: E731
     tot = memory_model(b)
     over = [f"{k.upper()} {tot[k]:,} of {have:,}" for k, have in (("bram18", device.bram18), ("uram", device.uram),
@@ -381,8 +383,12 @@ def _banks_md(b: Dict, device) -> List[str]:
              f"of LUT RAM), {st['ff']:,} FF (banks held in registers, and the registered words of LUT RAM); "
              f"where one memory per region, placed by the cost model's rule for a stored tensor (read 64 bits a "
              f"cycle), is {res(wh)}" + ("" if b["served"] else f". NOT SERVED: {unserved(b, _label)}"),
-             f"- routing (each bank's port muxes, each read port's word among its banks, the address compares): "
+             f"- routing (each bank's port muxes, each read port's word among its banks, and where a client reads one "
+             f"word through two of its ports in one cycle, the address compares by which they share a bank's port: "
+             f"{sum(r['shared_reads'] for r in b['regions'])} of {len(b['regions'])} regions): "
              f"{lg['lut']:,} LUT, {lg['ff']:,} FF",
+             f"- each region's banks hold the bits its tensor's values need (read back sign-extended to the memory's "
+             f"{sb} bits): {', '.join(f'{n} region' + 's' * (n > 1) + f' of {k} bits' for k, n in sorted(Counter(r['word_bits'] for r in b['regions']).items()))}",
              f"- the top memory's decode around its regions (a port's compare with a region's span where the port is a "
              f"lane of several, its address split into coordinates, its word's pick among its regions; fitted: "
              f"benchmarks/decode_fit.py): {dec['lut']:,} LUT, {dec['ff']:,} FF; "
@@ -390,7 +396,7 @@ def _banks_md(b: Dict, device) -> List[str]:
                  f", {dec['inputs']['divides']:,} constant divides in the lanes' splits"
                  if dec["inputs"]["divides"] else ", every split by its bits"),
              f"- the memory as synthesis builds it (MODELED: Yosys synth_xilinx's mapping of hlsgen_bank_mem, its routing "
-             f"LUTs fitted on synthesized regions, within 15% of each design's left out of the fit: "
+             f"LUTs fitted on synthesized regions, each design's within -31% to +23% where it is left out of the fit: "
              f"benchmarks/bank_fit.py, docs/rtl.md \"The banks priced as synthesized\"; with the decode; `make "
              f"synth-yosys SCOPE=mem` synthesizes them): {tot['bram18']} BRAM18, "
              f"{tot['uram']} URAM, {tot['lut']:,} LUT, {tot['ff']:,} FF, " +
