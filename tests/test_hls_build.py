@@ -320,17 +320,17 @@ def test_the_build_says_what_the_rtl_costs_and_warns_where_it_does_not_fit(expor
     """`hlsgen build` prints the RTL as synthesis builds it (the cores whole, fitted, and the
     memory: report.json's rtl_synthesis_model) beside the device, and warns on stderr, exit 0,
     where that does not fit though the schedule's datapaths do, naming the cores' part and the
-    memory's: residual's capped activation memory is registers and LUT RAM (the small FPGA's 20%
+    memory's: maxpool's capped activation memory is registers and LUT RAM (the small FPGA's 20%
     has 4 block RAMs), with routing the schedule does not price. mlp_w4's capped core streams 70
     rows of weights, each lane's copy in LUT RAM: its RTL fits (stop 44's table, one copy read by
     every lane and written a slice at a run-time offset, took 12,864 LUT RAM sites and did not);
     since stop 46 a note says that it takes more than the --resource-cap the schedule kept to.
     conv_bn_relu's capped RTL fits since stop 49 (its ports no wider than the memory feeds), and
     where the RTL does not fit the build hints at the faster of narrower ports or a lower cap
-    that would make it fit."""
+    that would make it fit, and at neither where neither does."""
     device, extra = TARGETS["capped"]
     out = tmp_path / "prj"
-    r = run_cli("build", exported("residual", "qcdq"), "--device", device, "--mode", "sequential", "-o", out, *extra)
+    r = run_cli("build", exported("maxpool", "qcdq"), "--device", device, "--mode", "sequential", "-o", out, *extra)
     assert r.returncode == 0, r.stderr
     syn = report(out)["rtl_synthesis_model"]
     assert not syn["fits"] and syn["whole"]["lut"] > 12_000 > report(out)["resources"]["lut"], syn
@@ -338,30 +338,35 @@ def test_the_build_says_what_the_rtl_costs_and_warns_where_it_does_not_fit(expor
     assert (f"warning: the RTL as modeled does not fit small (LUT {syn['whole']['lut']:,} of 12,000): its cores "
             f"whole take {syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,}") \
         in r.stderr, r.stderr
-    # and it tries narrower ports (fewer banks for their beats) and lower caps (narrower cores):
-    # at 128 bits it fits, as a build with --port-bits 128 confirms
-    hint = next(line for line in r.stderr.splitlines() if line.startswith("hint: "))
+    # neither 64-bit ports nor a cap of 0.1 make it fit: no hint
+    assert "hint:" not in r.stderr, r.stderr
+    # gap_linear at a cap of 0.3: it tries narrower ports (fewer banks for their beats) and lower
+    # caps (narrower cores); at 128 bits it fits, as a build with --port-bits 128 confirms
+    g = run_cli("build", exported("gap_linear", "qcdq"), "--device", device, "--mode", "sequential", "-o",
+                tmp_path / "gap", *extra, "--resource-cap", "0.3")
+    assert g.returncode == 0 and not report(tmp_path / "gap")["rtl_synthesis_model"]["fits"], g.stderr
+    hint = next(line for line in g.stderr.splitlines() if line.startswith("hint: "))
     assert hint.startswith("hint: with --port-bits 128 the RTL as modeled fits: "), hint
-    n = run_cli("build", exported("residual", "qcdq"), "--device", device, "--mode", "sequential", "-o", tmp_path / "narrow",
-                "--port-bits", "128", *extra)
+    n = run_cli("build", exported("gap_linear", "qcdq"), "--device", device, "--mode", "sequential", "-o",
+                tmp_path / "narrow", "--port-bits", "128", *extra, "--resource-cap", "0.3")
     syn = report(tmp_path / "narrow")["rtl_synthesis_model"]
     assert n.returncode == 0 and "warning" not in n.stderr and syn["fits"], n.stderr
     assert f"fits: {syn['whole']['lut']:,} LUT ({syn['share_of_device']['lut']:.0%}) of small, at " \
            f"{report(tmp_path / 'narrow')['total_cycles']:,} cycles where this build takes " \
-           f"{report(out)['total_cycles']:,} (MODELED" in hint, hint
-    # demo_cnn as one sequential core on the Ultra96-V2 does not fit by 0.5%; a cap of 0.7 (3.8%
-    # more cycles) is faster than any narrower port, and fits
-    d = run_cli("build", exported("demo_cnn", "qcdq"), "--device", "ultra96v2", "--mode", "sequential", "-o",
-                tmp_path / "seq")
+           f"{report(tmp_path / 'gap')['total_cycles']:,} (MODELED" in hint, hint
+    # residual's dataflow design on the Ultra96-V2 does not fit by 2%; a cap of 0.7 is faster than
+    # any narrower port, and fits
+    d = run_cli("build", exported("residual", "qcdq"), "--device", "ultra96v2", "--mode", "dataflow", "-o",
+                tmp_path / "df")
     hint = next(line for line in d.stderr.splitlines() if line.startswith("hint: "))
     assert d.returncode == 0 and "warning: the RTL as modeled does not fit ultra96v2" in d.stderr, d.stderr
     assert hint.startswith("hint: with --resource-cap 0.7 the RTL as modeled fits: "), hint
-    k = run_cli("build", exported("demo_cnn", "qcdq"), "--device", "ultra96v2", "--mode", "sequential", "-o",
-                tmp_path / "seq07", "--resource-cap", "0.7")
-    syn = report(tmp_path / "seq07")["rtl_synthesis_model"]
+    k = run_cli("build", exported("residual", "qcdq"), "--device", "ultra96v2", "--mode", "dataflow", "-o",
+                tmp_path / "df07", "--resource-cap", "0.7")
+    syn = report(tmp_path / "df07")["rtl_synthesis_model"]
     assert k.returncode == 0 and "warning" not in k.stderr and syn["fits"], k.stderr
-    assert f"fits: {syn['whole']['lut']:,} LUT ({syn['share_of_device']['lut']:.1%}) of ultra96v2, at " \
-           f"{report(tmp_path / 'seq07')['total_cycles']:,} cycles" in hint, hint
+    assert f"fits: {syn['whole']['lut']:,} LUT ({syn['share_of_device']['lut']:.0%}) of ultra96v2, at " \
+           f"{report(tmp_path / 'df07')['total_cycles']:,} cycles" in hint, hint
     m = run_cli("build", exported("mlp_w4", "qcdq"), "--device", device, "--mode", "sequential", "-o", tmp_path / "mlp",
                 *extra)
     assert m.returncode == 0 and "warning" not in m.stderr, m.stderr
