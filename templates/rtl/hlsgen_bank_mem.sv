@@ -1,6 +1,6 @@
 // hlsgen: one region of the activation memory (a stored tensor, a staging region) built as the
-// bank planner (hlsgen/backends/rtl/banking.py) plans it: N x C x H x W words of SB bits in
-// BC x BH x BW banks (BC = 2^LBC, ...), the word at coordinates (n, c, h, w) in bank
+// bank planner (hlsgen/backends/rtl/banking.py) plans it: N x C x H x W words (SB bits at its
+// ports, RB bits in its banks: below) in BC x BH x BW banks (BC = 2^LBC, ...), the word at coordinates (n, c, h, w) in bank
 // ((h mod BH) * BW + (w + KWH h) mod BW) * BC + (c + KCH h + KCW w) mod BC (the skews KWH, KCH,
 // KCW: 0 for plain cyclic banks) at in-bank address
 // (((n * HQ + h / BH) * WQ + w / BW) * CQ + c / BC (CQ = ceil(C / BC), WQ = ceil(W / BW),

@@ -20,10 +20,10 @@ twice in one environment gives byte-identical trees.
 from __future__ import annotations
 
 import json
-from collections import Counter
 import shutil
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
