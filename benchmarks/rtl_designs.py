@@ -33,7 +33,8 @@ that the figures do not depend on earlier runs).
 --routes only builds each design (no simulation) and prints its activation memory's routes: the
 port-bank paths the memory is wired with (banking.py's routes, hlsgen_top_mem.sv) beside the same
 ports wired to every bank of their regions, which of its memories split a port's address into
-coordinates with constant divides (the rest split it by its bits alone), and the memory's LUTs and
+coordinates with constant divides (the rest split it by its bits alone), the regions whose reads
+share ports (a client reads one word through two of them in a cycle), and the memory's LUTs and
 the whole RTL's as `hlsgen build` models them (report.json's rtl_synthesis_model: MODELED).
 """
 import argparse
@@ -108,9 +109,10 @@ def main():
     if a.routes:
         head = ("| net | target | mode | stages | planned banks (copies included) | port-bank paths (routes) | "
                 "the same ports to every bank | every access enumerated | memories | address split by divides | "
-                "memory LUT (modeled) | RTL LUT (modeled) |")
-        rule = "|---|---|---|---|---:|---:|---:|---|---:|---|---:|---:|"
-        split = {"memories": 0, "divide": 0}
+                "regions whose reads share ports (of all) | memory LUT (modeled) | RTL LUT (modeled) |")
+        rule = "|---|---|---|---|---:|---:|---:|---|---:|---|---:|---:|---:|"
+        split = {"memories": 0, "divide": 0, "regions": 0, "shared": 0}
+        fit = {t: [0, 0] for t in TARGETS}             # designs whose RTL fits the device as modeled, of all
     else:
         head = ("| net | target | mode | simulated cycles | modeled cycles | model error | bit-exact | "
                 f"{'' if a.flat_mem else 'memory in banks: every access served | '}make sim CPU s |")
@@ -137,11 +139,17 @@ def main():
                                for m in am["memories"] if m["dividers"]]
                         split["memories"] += len(am["memories"])
                         split["divide"] += len(div)
+                        shared = sum(bool(o["shared_reads"]) for o in pl["regions"])
+                        split["regions"] += len(pl["regions"])
+                        split["shared"] += shared
                         report = json.loads((out / "report.json").read_text())
                         syn = report["rtl_synthesis_model"]
+                        fit[target][0] += bool(syn["fits"])
+                        fit[target][1] += 1
                         print(f"| {net} | {target} | {mode} | {report['segmentation']} | {pl['banks']:,} | {pl['paths']:,} | "
                               f"{pl['full_paths']:,} | {'yes' if all(o['routes_exact'] for o in pl['regions']) else 'NO'} | "
-                              f"{len(am['memories'])} | {'; '.join(div) or 'none'} | {syn['memory']['lut']:,} | "
+                              f"{len(am['memories'])} | {'; '.join(div) or 'none'} | {shared} of {len(pl['regions'])} | "
+                              f"{syn['memory']['lut']:,} | {'' if syn['fits'] else 'does not fit: '}"
                               f"{syn['whole']['lut']:,} |", flush=True)
                         continue
                     sim_args = ["--banks"] * a.weigh_banks + ["--flat-mem"] * a.flat_mem
@@ -169,7 +177,9 @@ def main():
                     rows.append(dict(res, net=net, target=target, mode=mode, sim_cpu_s=round(cpu, 1)))
     if a.routes:
         print(f"\n{split['memories']} memories; {split['memories'] - split['divide']} split a port's address by its "
-              f"bits alone, {split['divide']} with constant divides")
+              f"bits alone, {split['divide']} with constant divides; {split['regions']} regions, {split['shared']} "
+              f"of them with reads that share ports (hlsgen_bank_mem's SHARE)")
+        print("the RTL as modeled fits its device: " + "; ".join(f"{t}: {n} of {m} designs" for t, (n, m) in fit.items() if m))
         return
     errs = [abs(r["cycle_error"]) for r in rows]
     if errs:

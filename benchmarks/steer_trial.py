@@ -8,11 +8,11 @@ synthesized.
 
 If the whole RTL fell as the schedule's budget fell, the build could lower the budget until the
 RTL fits the cap. It does not (docs/rtl.md, stop 46): lower budgets pick schedules whose
-memories' routing, which the scheduler does not price, is larger. Since stop 49 (a one-group
-word reads once for its PE lanes in a mixed core) the whole RTL under LUT budgets of 8,000 to
-4,000 is 44,938 to 86,447 LUT (stop 46: 108,775 to 125,454 at 8,000 to 5,000) and under DSP
-budgets of 260 to 60 34,866 to 70,108 (stop 46: 39,678 to 115,930), but it still does not fall
-steadily with the budget.
+memories' routing, which the scheduler does not price, is larger. At stop 50 (reads without
+address compares, banks of a region's bits) the whole RTL is 49,026 LUT at the default budget,
+34,385 to 68,239 under LUT budgets of 8,000 to 4,000 and 26,864 to 57,017 under DSP budgets of
+260 to 60 (stop 49: 44,938 to 86,447 and 34,866 to 70,108; stop 46: 108,775 to 125,454 at
+8,000 to 5,000 and 39,678 to 115,930): it still does not fall steadily with the budget.
 """
 import dataclasses
 import json

@@ -375,10 +375,9 @@ def test_bank_mem(tmp_path, case, form):
     if routes:
         # and an image the region starts from
         words = params["N"] * params["C"] * params["H"] * params["W"]
-        # values of RB bits, signed, in SB bits
+        # values of RB bits (7 i + 3 modulo 2^RB, taken as signed) in SB bits, two's complement
         rb, sb = params["RB"], params["SB"]
-        image = [(((7 * i + 3) % (1 << rb)) - ((1 << rb) if (7 * i + 3) % (1 << rb) >> (rb - 1) else 0)) % (1 << sb)
-                 for i in range(words)]
+        image = [(v - (v >> (rb - 1) << rb)) % (1 << sb) for v in ((7 * i + 3) % (1 << rb) for i in range(words))]
         (tmp_path / "image.mem").write_text("".join(f"{v:x}\n" for v in image))
         params["FILE"] = f'"{tmp_path / "image.mem"}"'
     runner = _sim()

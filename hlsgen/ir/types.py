@@ -29,6 +29,11 @@ class IntType:
         return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
 
     @property
+    def signed_bits(self) -> int:
+        """The bits its values take as two's-complement words: one more where unsigned."""
+        return self.bits + (not self.signed)
+
+    @property
     def name(self) -> str:
         return f"{'int' if self.signed else 'uint'}{self.bits}"
 

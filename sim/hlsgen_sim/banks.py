@@ -169,7 +169,9 @@ def planned(design: Dict, t: Dict[str, np.ndarray]) -> Dict:
         c, h, w, _ = _coords(t["addr"][mine] - reg["base"], reg["dims"])
         bank[mine] = _bank(c, h, w, reg)
     off_route = _off_route(design, t, names, client, region, bank)
-    keep = _shared(t) | (~t["write"] & ~np.asarray([bool(r.get("shared_reads", True)) for r in regs])[region])
+    # every read of a region whose reads do not share ports (SHARE = 0) is an access of its own
+    unshared = ~np.asarray([bool(r.get("shared_reads", True)) for r in regs])
+    keep = _shared(t) | (~t["write"] & unshared[region])
     cycle, client, region, bank = t["cycle"][keep], client[keep], region[keep], bank[keep]
     out = []
     for r, reg in enumerate(regs):

@@ -451,8 +451,7 @@ def _addresses(st: Dict, alias: Dict[str, str]):
         if name in alias:
             continue
         base[o["id"]] = by_name[name] = addr
-        layout.append({"tensor": name, "base": addr, "size": o["store"].size, "kind": o["store"].kind,
-                       "bits": o["store"].bits + (not o["store"].signed)})     # its values as signed words
+        layout.append({"tensor": name, "base": addr, "size": o["store"].size, "kind": o["store"].kind})
         addr += o["store"].size
     for o in st["operands"]:
         name = o["store"].tensor
@@ -580,8 +579,9 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     alias, program = _aliases(graph, st["program"])
     root = lambda n: alias.get(n, n)   # noqa: E731
     base, tensor_of, by_name, layout, image = _addresses(st, alias)
-    for r in layout:                  # the element order of each region (row-major, as ONNX's)
-        r["shape"] = [int(d) for d in graph.tensors[r["tensor"]].shape]
+    for r in layout:                  # the element order of each region (row-major, as ONNX's),
+        r["shape"] = [int(d) for d in graph.tensors[r["tensor"]].shape]     # and its values' bits as signed words
+        r["bits"] = graph.tensors[r["tensor"]].dtype.signed_bits
     core_of, stage_of, stages, ncores = _cores(graph, sched)
     producer = {root(o): t.name for t in graph.tasks if t.name in core_of for o in t.outputs}
     counter = {n: k for k, n in enumerate(sorted(producer, key=lambda n: (stage_of[producer[n]], n)))}
@@ -590,9 +590,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     staged = _stage_channels(graph, channels, image, counter, by_name)
     for (task, tensor), ch in staged.items():   # each staging region holds its tensor's elements in order
         shape = [int(d) for d in graph.tensors[tensor].shape]
-        dt = graph.tensors[tensor].dtype
         layout.append({"tensor": f"{tensor} (staged for {task})", "base": ch.base, "size": ch.count, "kind": "staging",
-                       "bits": dt.bits + (not dt.signed),
+                       "bits": graph.tensors[tensor].dtype.signed_bits,
                        "shape": shape if int(np.prod(shape, dtype=np.int64)) == ch.count else [ch.count]})
     writes_out = {ch.task for ch in channels if ch.write}
     streamed = {ch.task: ch for ch in channels if ch.what == "weights"}

@@ -358,7 +358,7 @@ _RTL_HEAD = ["hlsgen_rq_tail.sv", "hlsgen_word_pkg.sv", "hlsgen_core_dp.sv", "hl
 def _banks_md(b: Dict, device) -> List[str]:
     """report.md's section on the RTL's activation memory: the banks the build plans for it, and
     what they cost as synthesis builds them (modeled)."""
-    from ..rtl.banking import shape_text, unserved
+    from ..rtl.banking import ROUTE_FIT_LEFT_OUT, shape_text, unserved
     st, wh, lg, dec = b["storage"], b["whole_storage"], b["logic"], b["decode"]
     sb = b["sb"]
     res = lambda r: f"{r['bram18']} BRAM18, {r['uram']} URAM, {r['lut']:,} LUT"     # noqa: E731
@@ -396,7 +396,8 @@ def _banks_md(b: Dict, device) -> List[str]:
                  f", {dec['inputs']['divides']:,} constant divides in the lanes' splits"
                  if dec["inputs"]["divides"] else ", every split by its bits"),
              f"- the memory as synthesis builds it (MODELED: Yosys synth_xilinx's mapping of hlsgen_bank_mem, its routing "
-             f"LUTs fitted on synthesized regions, each design's within -31% to +23% where it is left out of the fit: "
+             f"LUTs fitted on synthesized regions, each design's within {ROUTE_FIT_LEFT_OUT[0]:+.0%} to "
+             f"{ROUTE_FIT_LEFT_OUT[1]:+.0%} where it is left out of the fit: "
              f"benchmarks/bank_fit.py, docs/rtl.md \"The banks priced as synthesized\"; with the decode; `make "
              f"synth-yosys SCOPE=mem` synthesizes them): {tot['bram18']} BRAM18, "
              f"{tot['uram']} URAM, {tot['lut']:,} LUT, {tot['ff']:,} FF, " +
