@@ -311,6 +311,36 @@ def test_tight_cap_reports_the_short_resource(exported, tmp_path):
     assert all(doc["resources"][k] <= doc["budget"][k] for k in doc["budget"])
 
 
+def test_a_sequential_core_narrows_a_task_without_multipliers_where_luts_bind(exported, tmp_path):
+    """A sequential core picked each task's fastest option at each DSP count. A max pool's
+    options all take 0 DSPs and differ in LUTs alone, so it always took its widest (8 x 9 lanes
+    here), and where that did not fit the LUT cap the model was refused, though a narrower pool
+    fits. On a board with few LUTs (the small FPGA at 6,000), at a cap of 0.1 (600 LUTs), the core
+    now grows from every task's cheapest option too: the pool takes fewer lanes, the core fits,
+    and the message of a model that does not fit names the least it needs."""
+    text = (ROOT / "designs" / "devices" / "small.yaml").read_text()
+    board = tmp_path / "lowlut.yaml"
+    board.write_text(text.replace("name: small", "name: lowlut").replace("lut: 12000", "lut: 6000"))
+    dev = load_device(str(board))
+    g = pipeline.load(str(exported("maxpool")), {})
+    opts = ScheduleOptions(mode="sequential", resource_cap=0.1, weights="offchip")
+    cap = budget(dev, 0.1)
+    pool = next(k for k, t in enumerate(g.tasks) if t.op == "maxpool")
+    fastest = min(Problem(g, dev, opts).options[pool], key=lambda o: o.cycles)
+    assert fastest.res.dsp == 0 and fastest.res.lut > cap.lut, (fastest, cap)    # the widest pool alone does not fit
+    for mode in ("sequential", "auto"):
+        s = schedule(g, dev, replace(opts, mode=mode))
+        chosen = {p.name: p for st in s.stages for p in st.tasks}[g.tasks[pool].name]
+        assert fits(s.resources, cap) and s.resources.lut <= cap.lut, s.resources
+        assert chosen.folding.lanes < fastest.folding.lanes, chosen.folding
+    # where nothing fits, the shortfall is that of every task's cheapest option: at a cap of 0.05
+    # the conv's 3 DSPs, where it was the widest pool's 890 LUTs
+    r = run_cli("schedule", exported("maxpool"), "--device", board, "--mode", "sequential", "--resource-cap", "0.05",
+                "--weights", "offchip")
+    assert r.returncode == 2 and one_error_line(r.stderr), r.stderr
+    assert "cap 0.05: dsp: needs 3, cap allows 2 (short by 1); raise" in r.stderr, r.stderr
+
+
 def test_schedule_is_deterministic(exported):
     g1 = pipeline.load(str(exported("shuffle_block")), {})
     g2 = pipeline.load(str(exported("shuffle_block")), {})

@@ -239,19 +239,13 @@ class Problem:
                 self.options.append(ol)
         # each option's place in its task's list (the dataflow refinement steps to the next faster one)
         self._opt_pos = [{id(o): p for p, o in enumerate(ol)} for ol in self.options]
-        # for sequential cores: options sorted by DSP with the best cycles so far, as arrays
-        self._by_dsp = []
-        for opts_k in self.options:
-            srt = sorted(opts_k, key=lambda o: (o.res.dsp, o.cycles, o.res.lut))
-            best, dsps, picks = None, [], []
-            for o in srt:
-                if best is None or o.cycles < best.cycles:
-                    best = o
-                dsps.append(o.res.dsp)
-                picks.append(best)
-            arr = np.array([[p.cycles, p.res.dsp, p.res.bram18, p.res.uram, p.res.lut, p.res.ff, *p.roles] for p in picks],
-                           dtype=np.int64)
-            self._by_dsp.append((np.array(dsps, dtype=np.int64), picks, arr))
+        # for sequential cores, each task's options as two chains of ever faster picks, as arrays:
+        # by DSP (each option's entry the fastest of those with as many DSPs or fewer; the core
+        # size search and the greedy growth start there), and by DSP then LUT, from the cheapest
+        # option (a second greedy growth: a task without multipliers, whose options differ in LUTs
+        # alone, may then stay narrower where its fastest would not fit the LUT cap)
+        self._by_dsp = [self._chain(ol, lambda o: (o.res.dsp, o.cycles, o.res.lut)) for ol in self.options]
+        self._by_lut = [self._chain(ol, lambda o: (o.res.dsp, o.res.lut, o.cycles)) for ol in self.options]
         self._cache: Dict = {}
         self._fifos: Dict[Tuple[int, int], Resources] = {}
         self.cache_hits = 0
@@ -272,6 +266,20 @@ class Problem:
                               f"{shortfall(self.fixed, self.budget)[0]}; pass --io offchip (or auto), pick a larger "
                               f"device or a larger --resource-cap")
         self.stage_budget = Resources(*(max(0, getattr(self.budget, f) - getattr(self.fixed, f)) for f in RESOURCES))
+
+    @staticmethod
+    def _chain(options: List[TaskOption], key):
+        """The options in `key` order, each replaced by the fastest of it and those before it:
+        (their DSPs, those picks, the picks' rows as an array: cycles, resources, roles)."""
+        best, dsps, picks = None, [], []
+        for o in sorted(options, key=key):
+            if best is None or o.cycles < best.cycles:
+                best = o
+            dsps.append(o.res.dsp)
+            picks.append(best)
+        arr = np.array([[p.cycles, p.res.dsp, p.res.bram18, p.res.uram, p.res.lut, p.res.ff, *p.roles] for p in picks],
+                       dtype=np.int64)
+        return np.array(dsps, dtype=np.int64), picks, arr
 
     # ------------------------------------------------------------------ facts
     def _tensor_facts(self):
@@ -750,29 +758,37 @@ class Problem:
         need = _core_need(core, ext)
         capv = np.array(cap.as_tuple(), dtype=np.int64)
         ok = valid & np.all(need <= capv, axis=1)
-        # the three pools make one budget D a coarse search (a task may take more of a pool
-        # another task already needs, for free): also grow the smallest core greedily
+        cycles_all = B * per[:, 0] + STAGE_SWITCH_CYCLES
         best = None
         if ok.any():
-            cycles_all = B * per[:, 0] + STAGE_SWITCH_CYCLES
             order = np.lexsort((need[:, 3], need[:, 0], cycles_all))   # cycles, then DSP, then LUT
             c = int(order[np.argmax(ok[order])])                         # the best core size that fits
-            best = (int(cycles_all[c]), int(need[c, 0]), [int(ix[c]) for ix in idxs], need[c])
-        greedy = self._grow_core(i, j, traffic, ext, capv)
-        if best is None and greedy is None:
-            chosen = [self._by_dsp[k][1][0] for k in range(i, j)]
+            best = (int(cycles_all[c]), int(need[c, 0]), [int(ix[c]) for ix in idxs], need[c], self._by_dsp)
+
+        def grow(best, chains):
+            g = self._grow_core(i, j, traffic, ext, capv, chains)
+            if g is None:
+                return best
+            g = (int(B * g[1] + STAGE_SWITCH_CYCLES), int(g[2][0]), g[0], g[2], chains)
+            return g if best is None or g[:2] < best[:2] else best
+        # the three pools make one budget D a coarse search (a task may take more of a pool
+        # another task already needs, for free): also grow the smallest core greedily
+        best = grow(best, self._by_dsp)
+        # and where LUTs bind (no core fits, or a core size faster than the best would fit but
+        # for its LUTs), grow it again from every task's cheapest option
+        rest = [0, 1, 2, 4]
+        lut_bound = valid & np.all(need[:, rest] <= capv[rest], axis=1) & (need[:, 3] > capv[3])
+        if best is None or np.any(lut_bound & (cycles_all < best[0])):
+            best = grow(best, self._by_lut)
+        if best is None:
+            chosen = [self._by_lut[k][1][0] for k in range(i, j)]      # each task's cheapest: the least it needs
             core_r = Resources()
             for o in chosen:
                 core_r = core_r.max(o.res)
             core_r = replace(core_r, dsp=core_dsp(chosen))
             return _SegResult(0, core_r + scratch + mux, {}, False, shortfall(core_r + scratch + mux, self.stage_budget))
-        if greedy is not None:
-            g_idx, g_per, g_need = greedy
-            g = (int(B * g_per + STAGE_SWITCH_CYCLES), int(g_need[0]), g_idx, g_need)
-            if best is None or g[:2] < best[:2]:
-                best = g
-        cycles, _, pick, nd = best
-        chosen = [self._by_dsp[k][1][ix] for k, ix in zip(range(i, j), pick)]
+        cycles, _, pick, nd, chains = best
+        chosen = [chains[k][1][ix] for k, ix in zip(range(i, j), pick)]
         res = Resources(*(int(v) for v in nd))
         return _SegResult(cycles, res, {"chosen": chosen, "traffic": traffic, "scratch": scratch}, True)
 
@@ -783,14 +799,15 @@ class Problem:
         return (np.maximum(compute, tr.cycles) + tr.latency + tr.serial
                 + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0))
 
-    def _grow_core(self, i: int, j: int, traffic, extra, capv):
-        """A sequential core grown greedily: from every task at its fewest-DSP option, first every upgrade the core already has room
+    def _grow_core(self, i: int, j: int, traffic, extra, capv, chains):
+        """A sequential core grown greedily along each task's chain of options (`chains`:
+        _by_dsp or _by_lut): from every task at its chain's first, first every upgrade the core already has room
         for (a faster option that adds nothing to its maxima), then the one upgrade that gains
         the most cycles per DSP the core adds, repeated (at most SEQ_GREEDY_STEPS times) while
         the core fits. Returns the option indices, one pass's cycles and the core's resources,
         or None when the start does not fit."""
         n = j - i
-        arrs = [self._by_dsp[k][2] for k in range(i, j)]
+        arrs = [chains[k][2] for k in range(i, j)]
         L = max(len(a) for a in arrs)
         lens = np.array([len(a) for a in arrs])
         rows_all = np.zeros((n, L, arrs[0].shape[1]), dtype=np.int64)   # padded with each task's last option
@@ -802,7 +819,7 @@ class Problem:
             eff[t, :len(a)] = e
             eff[t, len(a):] = e[-1]
         # each option's next strictly faster one (L: none); eff never rises along a task's
-        # options (_by_dsp keeps the best cycles so far)
+        # chain (each keeps the best cycles so far)
         nxt = np.full((n, L), L, dtype=np.int64)
         for x in range(L - 2, -1, -1):
             nxt[:, x] = np.where((eff[:, x + 1] < eff[:, x]) & (x + 1 < lens), x + 1, nxt[:, x + 1])
