@@ -121,6 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input", action="append", default=[], metavar="[NAME=]X.npy", help="float input array instead of a seeded one")
     p.add_argument("-o", "--output", metavar="OUT", help="project folder (default build/<design name> or build/<model name>)")
     p.add_argument("--force", action="store_true", help="replace an existing project folder (only once the new one is complete)")
+    p.add_argument("--rtl-fit", choices=["steer", "warn"], default="steer",
+                   help="where the RTL as modeled does not fit the device: steer (default) builds the fastest schedule "
+                        "with narrower AXI ports or a lower --resource-cap that fits, among the options not given; "
+                        "warn builds the first schedule and hints at that one")
     return ap
 
 
@@ -288,7 +292,7 @@ def cmd_build(a) -> int:
     from pathlib import Path
 
     from . import pipeline
-    from .backends.vitis.project import build
+    from .backends.vitis.project import render, write_tree
     from .design import Design, load_design, materialize_model
     from .schedule import ScheduleOptions, load_device, schedule
 
@@ -333,14 +337,39 @@ def cmd_build(a) -> int:
     step(3, f"scheduling on {device.name} ({opts.mode}, resource cap {opts.resource_cap})")
     s = schedule(g, device, dataclasses.replace(opts))
     step(4, f"{len(s.stages)} stage(s): " + ", ".join(f"{st.mode} x{len(st.tasks)}" for st in s.stages))
-    files = build(g, s, device, values, out, force=a.force, progress=lambda m: step(5, m))
+    step(5, "rendering the HLS C++, the RTL and the testbenches")
+    files = render(g, s, device, values)
+    syn = json.loads(files["report.json"])["rtl_synthesis_model"]
+    # where the RTL as modeled does not fit, the build steers by the options the user did not
+    # give (here or in the design), and hints only by those given
+    free = [flag for flag, key in (("--port-bits", "port_bits"), ("--resource-cap", "resource_cap"))
+            if key not in o] if a.rtl_fit == "steer" else []
+    first = None
+    if not syn["fits"] and free:
+        step(5, f"the RTL as modeled does not fit {device.name} ({syn['whole']['lut']:,} LUT of "
+                f"{device.resource('lut'):,}): trying {', '.join(_tried(s, opts, free))}")
+        best = _fitting_trial(g, s, device, values, opts, free)
+        if best is not None:
+            flag, v, t, tsyn, why = best
+            was = f"--port-bits {s.port_bits}" if flag == "--port-bits" else f"--resource-cap {opts.resource_cap:g}"
+            first = {"setting": f"{flag} {v:g}", "instead_of": was, "why": why, "first_cycles": int(s.total_cycles),
+                     "first_lut": syn["whole"]["lut"], "first_share_of_device": syn["share_of_device"]["lut"]}
+            step(5, f"steered to {flag} {v:g} ({tsyn['whole']['lut']:,} LUT, {t.total_cycles:,} cycles): rendering it")
+            s, syn = t, tsyn
+            files = render(g, s, device, values, rtl_fit=first)
+    step(5, f"writing {len(files)} files")
+    write_tree(out, files, a.force)
     step(6, f"wrote {out}/ ({len(files)} files)")
     print(f"built {out}: {len(s.stages)} stage(s), modeled {s.total_cycles:,} cycles = {s.latency_ms:.4f} ms at "
           f"{s.clock_mhz:g} MHz (MODELED, see {out}/report.md)")
-    syn = json.loads(files["report.json"])["rtl_synthesis_model"]
     w, sh = syn["whole"], syn["share_of_device"]
     print(f"the RTL as synthesis builds it: {w['lut']:,} LUT ({sh['lut']:.0%}), {w['dsp']} DSP48E2, {w['bram18']} BRAM18"
           f" of {device.name} (MODELED, fitted on Yosys; make -C {out} synth-yosys SCOPE=design synthesizes it)")
+    if first:
+        print(f"note: built with {first['setting']}, the build's choice: with {first['instead_of']} the RTL as modeled "
+              f"takes {first['first_lut']:,} LUT ({_pct(first['first_share_of_device'])}) of {device.name}, more than "
+              f"it has; this build takes {s.total_cycles:,} cycles where that one takes {first['first_cycles']:,} "
+              f"(MODELED; {first['why']}; --rtl-fit warn keeps the first)", file=sys.stderr)
     if not syn["fits"]:
         over = ", ".join(f"{k.upper()} {w[k]:,} of {device.resource(k):,}" for k in w if w[k] > device.resource(k))
         print(f"warning: the RTL as modeled does not fit {device.name} ({over}): its cores whole take "
@@ -348,57 +377,70 @@ def cmd_build(a) -> int:
               f"decode), where the schedule's own figure, {s.resources.lut:,} LUT, prices the cores' datapaths, not "
               f"their control nor the memory's routing ({out}/report.md, \"The RTL as synthesis builds it\"); a larger "
               "device, or a lower --resource-cap for narrower cores, leaves room", file=sys.stderr)
-        hint = _fitting_hint(g, s, device, values, opts)
-        if hint:
-            print(hint, file=sys.stderr)
+        if free:
+            print(f"note: nothing the build tried fits ({', '.join(_tried(s, opts, free))})", file=sys.stderr)
+        best = _fitting_trial(g, s, device, values, opts, [f for f in ("--port-bits", "--resource-cap") if f not in free])
+        if best is not None:
+            flag, v, t, tsyn, why = best
+            print(f"hint: with {flag} {v:g} the RTL as modeled fits: {tsyn['whole']['lut']:,} LUT "
+                  f"({_pct(tsyn['share_of_device']['lut'])}) of {device.name}, at {t.total_cycles:,} cycles where this "
+                  f"build takes {s.total_cycles:,} (MODELED; {why})", file=sys.stderr)
     else:
-        over = [f"{k.upper()} {w[k]:,} ({sh[k]:.0%})" for k in w if sh.get(k) is not None and sh[k] > opts.resource_cap]
+        over = [f"{k.upper()} {w[k]:,} ({sh[k]:.0%})" for k in w if sh.get(k) is not None and sh[k] > s.resource_cap]
         if over:
             print(f"note: the RTL as modeled takes {', '.join(over)} of {device.name}, above --resource-cap "
-                  f"{opts.resource_cap:g}, which the schedule holds its cores' datapaths to, not their control nor the "
+                  f"{s.resource_cap:g}, which the schedule holds its cores' datapaths to, not their control nor the "
                   f"memory's routing ({out}/report.md, \"The RTL as synthesis builds it\")", file=sys.stderr)
     print(f"next: make -C {out} csim    (bit-exact C simulation with g++; csynth/cosim/xclbin need Vitis)")
     return 0
 
 
-def _fitting_hint(g, s, device, values, opts) -> str:
-    """Where the RTL as modeled does not fit, the fastest of two ways that would make it fit, each
-    schedule rendered in memory (MODELED), as one line of advice, or "" where neither does:
+def _pct(share: float) -> str:
+    """A share of the device: 99.5% is not 100%, nor 100.4%."""
+    return f"{share:.1%}" if 0.99 < share < 1.01 else f"{share:.0%}"
+
+
+def _ways(s, opts, flags):
+    """The trial settings of each way toward an RTL that fits, least given up first:
     - narrower AXI ports, halving down to 64 bits: every word of a stream's or an m_axi
       channel's beat is a lane of the activation memory, so a narrower beat needs fewer banks
       and routes, at the price of slower transfers;
     - a lower --resource-cap, 0.1 at a time down to 0.1: narrower cores, whose fewer lanes reach
-      the memory through fewer ports.
-    Along each, the first setting that fits (the least given up) is taken."""
+      the memory through fewer ports."""
     import dataclasses
-    from .backends.vitis.project import render
-    from .schedule import schedule
     bits = [b for b in (s.port_bits >> k for k in range(1, 5)) if b >= 64]
     caps = [round(opts.resource_cap - 0.1 * k, 2) for k in range(1, 10) if opts.resource_cap - 0.1 * k >= 0.1 - 1e-9]
     ways = [("--port-bits", [(b, dataclasses.replace(opts, port_bits=b)) for b in bits],
              "a narrower beat needs fewer banks in the activation memory, and moves fewer bytes a cycle"),
             ("--resource-cap", [(c, dataclasses.replace(opts, resource_cap=c)) for c in caps],
              "narrower cores reach the activation memory through fewer ports")]
+    return [w for w in ways if w[0] in flags]
+
+
+def _tried(s, opts, flags) -> list:
+    return [f"{flag} {trials[-1][0]:g} to {trials[0][0]:g}" if len(trials) > 1 else f"{flag} {trials[0][0]:g}"
+            for flag, trials, _ in _ways(s, opts, flags) if trials]
+
+
+def _fitting_trial(g, s, device, values, opts, flags):
+    """The fastest schedule along the ways of `flags` (_ways) whose RTL as modeled fits, each
+    rendered in memory (MODELED): (flag, setting, schedule, its rtl_synthesis_model, why), or
+    None where none does. Along each way, the first setting that fits (the least given up)."""
+    from .backends.vitis.project import render
+    from .schedule import schedule
     best = None
-    for flag, trials, why in ways:
+    for flag, trials, why in _ways(s, opts, flags):
         for v, trial in trials:
             try:
                 t = schedule(g, device, trial)
                 syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
-            except Exception:     # a hint is optional: the project is written, whatever a trial build does
+            except Exception:     # a trial is optional: the first schedule is built, whatever a trial does
                 break
             if syn["fits"]:
                 if best is None or t.total_cycles < best[2].total_cycles:
                     best = (flag, v, t, syn, why)
                 break
-    if best is None:
-        return ""
-    flag, v, t, syn, why = best
-    share = syn["share_of_device"]["lut"]
-    pct = f"{share:.1%}" if share > 0.99 else f"{share:.0%}"     # 99.5% is not 100%
-    return (f"hint: with {flag} {v:g} the RTL as modeled fits: {syn['whole']['lut']:,} LUT "
-            f"({pct}) of {device.name}, at {t.total_cycles:,} cycles where this build "
-            f"takes {s.total_cycles:,} (MODELED; {why})")
+    return best
 
 
 def main(argv=None) -> int:

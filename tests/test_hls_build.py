@@ -316,57 +316,76 @@ def test_csim_with_io_offchip(exported, tmp_path, net, mode):
     assert r.returncode != 0 and res["mismatches"] > 0 and "MISMATCH out0" in r.stdout, r.stdout[-2000:]
 
 
-def test_the_build_says_what_the_rtl_costs_and_warns_where_it_does_not_fit(exported, tmp_path):
+def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not_fit(exported, tmp_path):
     """`hlsgen build` prints the RTL as synthesis builds it (the cores whole, fitted, and the
-    memory: report.json's rtl_synthesis_model) beside the device, and warns on stderr, exit 0,
-    where that does not fit though the schedule's datapaths do, naming the cores' part and the
-    memory's: maxpool's capped activation memory is registers and LUT RAM (the small FPGA's 20%
-    has 4 block RAMs), with routing the schedule does not price. mlp_w4's capped core streams 70
-    rows of weights, each lane's copy in LUT RAM: its RTL fits (stop 44's table, one copy read by
-    every lane and written a slice at a run-time offset, took 12,864 LUT RAM sites and did not);
-    since stop 46 a note says that it takes more than the --resource-cap the schedule kept to.
-    conv_bn_relu's capped RTL fits since stop 49 (its ports no wider than the memory feeds), and
-    where the RTL does not fit the build hints at the faster of narrower ports or a lower cap
-    that would make it fit, and at neither where neither does."""
+    memory: report.json's rtl_synthesis_model) beside the device. Where that does not fit though
+    the schedule's datapaths do, it steers (--rtl-fit steer, the default): it tries narrower AXI
+    ports and lower --resource-caps, among the options the user did not give, and builds the
+    fastest schedule whose RTL fits, saying so on stderr and in report.md and report.json; the
+    project is the one a build with that option gives. Where nothing tried fits, or with
+    --rtl-fit warn, it warns, exit 0, naming the cores' part and the memory's, and hints at the
+    options the user gave that would make it fit. maxpool's capped activation memory is
+    registers and LUT RAM (the small FPGA's 20% has 4 block RAMs), with routing the schedule
+    does not price. mlp_w4's capped core streams 70 rows of weights, each lane's copy in LUT RAM:
+    its RTL fits (stop 44's table, one copy read by every lane and written a slice at a run-time
+    offset, took 12,864 LUT RAM sites and did not); since stop 46 a note says that it takes more
+    than the --resource-cap the schedule kept to."""
     device, extra = TARGETS["capped"]
     out = tmp_path / "prj"
     r = run_cli("build", exported("maxpool", "qcdq"), "--device", device, "--mode", "sequential", "-o", out, *extra)
     assert r.returncode == 0, r.stderr
     syn = report(out)["rtl_synthesis_model"]
     assert not syn["fits"] and syn["whole"]["lut"] > 12_000 > report(out)["resources"]["lut"], syn
+    assert report(out)["rtl_fit_steered"] is None
     assert f"the RTL as synthesis builds it: {syn['whole']['lut']:,} LUT" in r.stdout, r.stdout
     assert (f"warning: the RTL as modeled does not fit small (LUT {syn['whole']['lut']:,} of 12,000): its cores "
             f"whole take {syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,}") \
         in r.stderr, r.stderr
-    # neither 64-bit ports nor a cap of 0.1 make it fit: no hint
-    assert "hint:" not in r.stderr, r.stderr
-    # gap_linear at a cap of 0.3: it tries narrower ports (fewer banks for their beats) and lower
-    # caps (narrower cores); at 128 bits it fits, as a build with --port-bits 128 confirms
+    # the cap is given (0.2): the build tries ports of 128 and 64 bits, the hint caps down to 0.1;
+    # none fits
+    assert "note: nothing the build tried fits (--port-bits 64 to 128)" in r.stderr, r.stderr
+    assert "hint:" not in r.stderr and "steered" not in (out / "report.md").read_text(), r.stderr
+    # gap_linear at a cap of 0.3 (given): at 128-bit ports (fewer banks for their beats) it fits;
+    # the build takes them, and is the build with --port-bits 128
     g = run_cli("build", exported("gap_linear", "qcdq"), "--device", device, "--mode", "sequential", "-o",
                 tmp_path / "gap", *extra, "--resource-cap", "0.3")
-    assert g.returncode == 0 and not report(tmp_path / "gap")["rtl_synthesis_model"]["fits"], g.stderr
-    hint = next(line for line in g.stderr.splitlines() if line.startswith("hint: "))
-    assert hint.startswith("hint: with --port-bits 128 the RTL as modeled fits: "), hint
     n = run_cli("build", exported("gap_linear", "qcdq"), "--device", device, "--mode", "sequential", "-o",
                 tmp_path / "narrow", "--port-bits", "128", *extra, "--resource-cap", "0.3")
-    syn = report(tmp_path / "narrow")["rtl_synthesis_model"]
-    assert n.returncode == 0 and "warning" not in n.stderr and syn["fits"], n.stderr
-    assert f"fits: {syn['whole']['lut']:,} LUT ({syn['share_of_device']['lut']:.0%}) of small, at " \
-           f"{report(tmp_path / 'narrow')['total_cycles']:,} cycles where this build takes " \
-           f"{report(tmp_path / 'gap')['total_cycles']:,} (MODELED" in hint, hint
-    # residual's dataflow design on the Ultra96-V2 does not fit by 2%; a cap of 0.7 is faster than
-    # any narrower port, and fits
+    w = run_cli("build", exported("gap_linear", "qcdq"), "--device", device, "--mode", "sequential", "-o",
+                tmp_path / "warn", *extra, "--resource-cap", "0.3", "--rtl-fit", "warn")
+    assert g.returncode == n.returncode == w.returncode == 0, g.stderr + n.stderr + w.stderr
+    steered, narrow, first = report(tmp_path / "gap"), report(tmp_path / "narrow"), report(tmp_path / "warn")
+    assert steered["rtl_synthesis_model"]["fits"] and not first["rtl_synthesis_model"]["fits"], steered
+    assert "warning" not in g.stderr and "warning" not in n.stderr and narrow["rtl_fit_steered"] is None, g.stderr
+    assert steered["rtl_fit_steered"] == {
+        "setting": "--port-bits 128", "instead_of": "--port-bits 256", "first_cycles": first["total_cycles"],
+        "first_lut": first["rtl_synthesis_model"]["whole"]["lut"],
+        "first_share_of_device": first["rtl_synthesis_model"]["share_of_device"]["lut"],
+        "why": "a narrower beat needs fewer banks in the activation memory, and moves fewer bytes a cycle"}, steered
+    for f in ("hls/kernel.cpp", "rtl/hlsgen_top.sv", "rtl/hlsgen_top_mem.sv", "sim/design.json"):
+        assert (tmp_path / "gap" / f).read_bytes() == (tmp_path / "narrow" / f).read_bytes(), f
+    assert steered["total_cycles"] == narrow["total_cycles"] > first["total_cycles"], steered
+    assert (f"note: built with --port-bits 128, the build's choice: with --port-bits 256 the RTL as modeled takes "
+            f"{first['rtl_synthesis_model']['whole']['lut']:,} LUT") in g.stderr, g.stderr
+    assert "**steered**: built with `--port-bits 128`" in (tmp_path / "gap" / "report.md").read_text()
+    # --rtl-fit warn keeps the first schedule, warns and hints at the same
+    hint = next(line for line in w.stderr.splitlines() if line.startswith("hint: "))
+    assert "warning: the RTL as modeled does not fit small" in w.stderr, w.stderr
+    assert hint.startswith("hint: with --port-bits 128 the RTL as modeled fits: ") and \
+        f"at {narrow['total_cycles']:,} cycles where this build takes {first['total_cycles']:,} (MODELED" in hint, hint
+    # residual's dataflow design on the Ultra96-V2 does not fit by 2%, nothing given: a cap of 0.7
+    # is faster than any narrower port, and fits
     d = run_cli("build", exported("residual", "qcdq"), "--device", "ultra96v2", "--mode", "dataflow", "-o",
                 tmp_path / "df")
-    hint = next(line for line in d.stderr.splitlines() if line.startswith("hint: "))
-    assert d.returncode == 0 and "warning: the RTL as modeled does not fit ultra96v2" in d.stderr, d.stderr
-    assert hint.startswith("hint: with --resource-cap 0.7 the RTL as modeled fits: "), hint
     k = run_cli("build", exported("residual", "qcdq"), "--device", "ultra96v2", "--mode", "dataflow", "-o",
                 tmp_path / "df07", "--resource-cap", "0.7")
-    syn = report(tmp_path / "df07")["rtl_synthesis_model"]
-    assert k.returncode == 0 and "warning" not in k.stderr and syn["fits"], k.stderr
-    assert f"fits: {syn['whole']['lut']:,} LUT ({syn['share_of_device']['lut']:.0%}) of ultra96v2, at " \
-           f"{report(tmp_path / 'df07')['total_cycles']:,} cycles" in hint, hint
+    assert d.returncode == k.returncode == 0 and "warning" not in d.stderr + k.stderr, d.stderr + k.stderr
+    steered, capped = report(tmp_path / "df"), report(tmp_path / "df07")
+    assert steered["rtl_fit_steered"]["setting"] == "--resource-cap 0.7" and steered["resource_cap"] == 0.7, steered
+    assert steered["rtl_fit_steered"]["first_share_of_device"] > 1 >= steered["rtl_synthesis_model"]["share_of_device"]["lut"]
+    assert steered["total_cycles"] == capped["total_cycles"] and \
+        steered["rtl_synthesis_model"]["whole"] == capped["rtl_synthesis_model"]["whole"], steered
+    assert "steered to --resource-cap 0.7" in d.stderr and "--rtl-fit warn keeps the first" in d.stderr, d.stderr
     m = run_cli("build", exported("mlp_w4", "qcdq"), "--device", device, "--mode", "sequential", "-o", tmp_path / "mlp",
                 *extra)
     assert m.returncode == 0 and "warning" not in m.stderr, m.stderr

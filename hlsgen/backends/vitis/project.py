@@ -25,7 +25,7 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -70,8 +70,11 @@ def _vpp_sp(k: Dict, device) -> list:
     return out
 
 
-def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray]) -> Dict[str, bytes]:
-    """Every file of the project, by relative path."""
+def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray],
+           rtl_fit: Optional[Dict] = None) -> Dict[str, bytes]:
+    """Every file of the project, by relative path. `rtl_fit`: where the build steered to this
+    schedule because the first one's RTL as modeled did not fit (hlsgen build --rtl-fit steer),
+    what it chose instead of what, which the reports say."""
     kb = KernelBuilder(graph, sched, device)
     k = kb.context()
     for s in k["outputs"] + k["io_outputs"]:
@@ -129,8 +132,9 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray])
                                                                "storage", "logic", "decode", "whole_storage",
                                                                "paths", "full_paths")}
     report["rtl_synthesis_model"] = rtl_synthesis_model(cores, banks, device)
+    report["rtl_fit_steered"] = rtl_fit
     files["report.json"] = (json.dumps(report, indent=2, sort_keys=True) + "\n").encode()
-    files["report.md"] = report_md(graph, sched, device, k, banks, report["rtl_synthesis_model"]).encode()
+    files["report.md"] = report_md(graph, sched, device, k, banks, report["rtl_synthesis_model"], rtl_fit).encode()
     return files
 
 
@@ -318,7 +322,8 @@ def _labelled(sched: Schedule) -> Schedule:
     return s
 
 
-def report_md(graph: Graph, sched: Schedule, device, k: Dict, banks: Dict, synthesis: Dict) -> str:
+def report_md(graph: Graph, sched: Schedule, device, k: Dict, banks: Dict, synthesis: Dict,
+              rtl_fit: Optional[Dict] = None) -> str:
     from ...report.schedule import format_schedule
     lines = [f"# hlsgen build: {k['model']} on {device.name}", "",
              f"hlsgen {__version__}; device {device.name} ({device.part}, platform {device.platform}); "
@@ -343,6 +348,12 @@ def report_md(graph: Graph, sched: Schedule, device, k: Dict, banks: Dict, synth
         lines.append(f"| `{s.var}` | {s.label} | {s.kind} | `{s.ctype}` | {s.size} | {where} |")
     lines += _banks_md(banks, device)
     lines += _synthesis_md(synthesis, device)
+    if rtl_fit:
+        lines.append(f"- **steered**: built with `{rtl_fit['setting']}`, the build's choice. With "
+                     f"`{rtl_fit['instead_of']}` the RTL as modeled takes {rtl_fit['first_lut']:,} LUT "
+                     f"({rtl_fit['first_share_of_device']:.1%}) of {device.name}, more than it has, at "
+                     f"{rtl_fit['first_cycles']:,} cycles; this schedule takes {sched.total_cycles:,} (MODELED: "
+                     f"{rtl_fit['why']}). `hlsgen build --rtl-fit warn` keeps the first.")
     lines += ["", "## Run it", "", "```", "make csim      # g++ C simulation, bit-exact check against data/out*.bin",
               "make sim       # RTL simulation (cocotb + Verilator), bit-exact check and simulated cycles",
               "make csynth    # needs vitis_hls", "make cosim     # needs vitis_hls", "make xclbin    # needs v++",
@@ -467,13 +478,3 @@ def write_tree(out: Path, files: Dict[str, bytes], force: bool) -> None:
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
-
-
-def build(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray], out, force: bool = False,
-          progress: Optional[Callable[[str], None]] = None) -> Dict[str, bytes]:
-    say = progress or (lambda msg: None)
-    say("rendering the HLS C++, the RTL and the testbenches")
-    files = render(graph, sched, device, values)
-    say(f"writing {len(files)} files")
-    write_tree(Path(out), files, force)
-    return files
