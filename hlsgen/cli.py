@@ -348,7 +348,7 @@ def cmd_build(a) -> int:
     if not syn["fits"] and free:
         step(5, f"the RTL as modeled does not fit {device.name} ({syn['whole']['lut']:,} LUT of "
                 f"{device.resource('lut'):,}): trying {', '.join(_tried(s, opts, free))}")
-        best = _fitting_trial(g, s, device, values, opts, free)
+        best = _fitting_trial(g, s, device, values, opts, free, say=lambda m: step(5, f"  {m}"))
         if best is not None:
             flag, v, t, tsyn, why = best
             was = f"--port-bits {s.port_bits}" if flag == "--port-bits" else f"--resource-cap {opts.resource_cap:g}"
@@ -422,20 +422,25 @@ def _tried(s, opts, flags) -> list:
             for flag, trials, _ in _ways(s, opts, flags) if trials]
 
 
-def _fitting_trial(g, s, device, values, opts, flags):
+def _fitting_trial(g, s, device, values, opts, flags, say=None):
     """The fastest schedule along the ways of `flags` (_ways) whose RTL as modeled fits, each
     rendered in memory (MODELED): (flag, setting, schedule, its rtl_synthesis_model, why), or
-    None where none does. Along each way, the first setting that fits (the least given up)."""
+    None where none does. Along each way, the first setting that fits (the least given up);
+    `say` hears each trial's outcome."""
     from .backends.vitis.project import render
     from .schedule import schedule
+    say = say or (lambda msg: None)
     best = None
     for flag, trials, why in _ways(s, opts, flags):
         for v, trial in trials:
             try:
                 t = schedule(g, device, trial)
                 syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
-            except Exception:     # a trial is optional: the first schedule is built, whatever a trial does
+            except Exception as exc:     # a trial is optional: the first schedule is built, whatever a trial does
+                say(f"{flag} {v:g}: no schedule ({str(exc).split(':')[0]}); none tried beyond")
                 break
+            say(f"{flag} {v:g}: {syn['whole']['lut']:,} LUT ({_pct(syn['share_of_device']['lut'])}), "
+                f"{t.total_cycles:,} cycles{'' if syn['fits'] else ', does not fit'}")
             if syn["fits"]:
                 if best is None or t.total_cycles < best[2].total_cycles:
                     best = (flag, v, t, syn, why)

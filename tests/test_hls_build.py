@@ -5,6 +5,7 @@ stages, off-chip spills and streamed weights. Plus: mismatch reports, determinis
 output, hostile names, the Vitis targets without Vitis, design files, speed."""
 import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -386,6 +387,12 @@ def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not
     assert steered["total_cycles"] == capped["total_cycles"] and \
         steered["rtl_synthesis_model"]["whole"] == capped["rtl_synthesis_model"]["whole"], steered
     assert "steered to --resource-cap 0.7" in d.stderr and "--rtl-fit warn keeps the first" in d.stderr, d.stderr
+    # each trial is a progress line: 64-bit ports do not fit, a cap of 0.7 does (and ends its way)
+    trials = [re.sub(r" \(\d+\.\d s\)$", "", line.split("]   ", 1)[1]) for line in d.stderr.splitlines() if "]   --" in line]
+    assert len(trials) == 2 and re.fullmatch(r"--port-bits 64: [\d,]+ LUT \(\d+%\), [\d,]+ cycles, does not fit",
+                                             trials[0]), trials
+    assert trials[1] == (f"--resource-cap 0.7: {capped['rtl_synthesis_model']['whole']['lut']:,} LUT (95%), "
+                         f"{capped['total_cycles']:,} cycles"), trials
     m = run_cli("build", exported("mlp_w4", "qcdq"), "--device", device, "--mode", "sequential", "-o", tmp_path / "mlp",
                 *extra)
     assert m.returncode == 0 and "warning" not in m.stderr, m.stderr
