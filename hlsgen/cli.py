@@ -344,19 +344,19 @@ def cmd_build(a) -> int:
     # give (here or in the design), and hints only by those given
     free = [flag for flag, key in (("--port-bits", "port_bits"), ("--resource-cap", "resource_cap"))
             if key not in o] if a.rtl_fit == "steer" else []
-    first = None
+    steer = None
     if not syn["fits"] and free:
-        step(5, f"the RTL as modeled does not fit {device.name} ({syn['whole']['lut']:,} LUT of "
-                f"{device.resource('lut'):,}): trying {', '.join(_tried(s, opts, free))}")
+        step(5, f"the RTL as modeled does not fit {device.name} ({_over(syn['whole'], device)}): trying "
+                f"{', '.join(_tried(s, opts, free))}")
         best = _fitting_trial(g, s, device, values, opts, free, say=lambda m: step(5, f"  {m}"))
         if best is not None:
             flag, v, t, tsyn, why = best
             was = f"--port-bits {s.port_bits}" if flag == "--port-bits" else f"--resource-cap {opts.resource_cap:g}"
-            first = {"setting": f"{flag} {v:g}", "instead_of": was, "why": why, "first_cycles": int(s.total_cycles),
+            steer = {"setting": f"{flag} {v:g}", "instead_of": was, "why": why, "first_cycles": int(s.total_cycles),
                      "first_lut": syn["whole"]["lut"], "first_share_of_device": syn["share_of_device"]["lut"]}
             step(5, f"steered to {flag} {v:g} ({tsyn['whole']['lut']:,} LUT, {t.total_cycles:,} cycles): rendering it")
             s, syn = t, tsyn
-            files = render(g, s, device, values, rtl_fit=first)
+            files = render(g, s, device, values, rtl_fit=steer)
     step(5, f"writing {len(files)} files")
     write_tree(out, files, a.force)
     step(6, f"wrote {out}/ ({len(files)} files)")
@@ -365,14 +365,13 @@ def cmd_build(a) -> int:
     w, sh = syn["whole"], syn["share_of_device"]
     print(f"the RTL as synthesis builds it: {w['lut']:,} LUT ({sh['lut']:.0%}), {w['dsp']} DSP48E2, {w['bram18']} BRAM18"
           f" of {device.name} (MODELED, fitted on Yosys; make -C {out} synth-yosys SCOPE=design synthesizes it)")
-    if first:
-        print(f"note: built with {first['setting']}, the build's choice: with {first['instead_of']} the RTL as modeled "
-              f"takes {first['first_lut']:,} LUT ({_pct(first['first_share_of_device'])}) of {device.name}, more than "
-              f"it has; this build takes {s.total_cycles:,} cycles where that one takes {first['first_cycles']:,} "
-              f"(MODELED; {first['why']}; --rtl-fit warn keeps the first)", file=sys.stderr)
+    if steer:
+        print(f"note: built with {steer['setting']}, the build's choice: with {steer['instead_of']} the RTL as modeled "
+              f"takes {steer['first_lut']:,} LUT ({_pct(steer['first_share_of_device'])}) of {device.name}, more than "
+              f"it has; this build takes {s.total_cycles:,} cycles where that one takes {steer['first_cycles']:,} "
+              f"(MODELED; {steer['why']}; --rtl-fit warn keeps the first)", file=sys.stderr)
     if not syn["fits"]:
-        over = ", ".join(f"{k.upper()} {w[k]:,} of {device.resource(k):,}" for k in w if w[k] > device.resource(k))
-        print(f"warning: the RTL as modeled does not fit {device.name} ({over}): its cores whole take "
+        print(f"warning: the RTL as modeled does not fit {device.name} ({_over(w, device)}): its cores whole take "
               f"{syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,} (storage, routing, "
               f"decode), where the schedule's own figure, {s.resources.lut:,} LUT, prices the cores' datapaths, not "
               f"their control nor the memory's routing ({out}/report.md, \"The RTL as synthesis builds it\"); a larger "
@@ -393,6 +392,12 @@ def cmd_build(a) -> int:
                   f"memory's routing ({out}/report.md, \"The RTL as synthesis builds it\")", file=sys.stderr)
     print(f"next: make -C {out} csim    (bit-exact C simulation with g++; csynth/cosim/xclbin need Vitis)")
     return 0
+
+
+def _over(whole, device) -> str:
+    """The resources the RTL as modeled takes more of than the device has."""
+    return ", ".join(f"{k.upper()} {whole[k]:,} of {device.resource(k):,}" for k in whole
+                     if whole[k] > device.resource(k))
 
 
 def _pct(share: float) -> str:
@@ -418,6 +423,7 @@ def _ways(s, opts, flags):
 
 
 def _tried(s, opts, flags) -> list:
+    """What the ways of `flags` try, a range each (for the progress line and the notes)."""
     return [f"{flag} {trials[-1][0]:g} to {trials[0][0]:g}" if len(trials) > 1 else f"{flag} {trials[0][0]:g}"
             for flag, trials, _ in _ways(s, opts, flags) if trials]
 

@@ -766,11 +766,12 @@ class Problem:
             best = (int(cycles_all[c]), int(need[c, 0]), [int(ix[c]) for ix in idxs], need[c], self._by_dsp)
 
         def grow(best, chains):
-            g = self._grow_core(i, j, traffic, ext, capv, chains)
-            if g is None:
+            grown = self._grow_core(i, j, traffic, ext, capv, chains)
+            if grown is None:
                 return best
-            g = (int(B * g[1] + STAGE_SWITCH_CYCLES), int(g[2][0]), g[0], g[2], chains)
-            return g if best is None or g[:2] < best[:2] else best
+            idx, per_input, nd = grown
+            r = (int(B * per_input + STAGE_SWITCH_CYCLES), int(nd[0]), idx, nd, chains)
+            return r if best is None or r[:2] < best[:2] else best
         # the three pools make one budget D a coarse search (a task may take more of a pool
         # another task already needs, for free): also grow the smallest core greedily
         best = grow(best, self._by_dsp)
