@@ -424,33 +424,53 @@ def _ways(s, opts, flags):
 
 def _tried(s, opts, flags) -> list:
     """What the ways of `flags` try, a range each (for the progress line and the notes)."""
-    return [f"{flag} {trials[-1][0]:g} to {trials[0][0]:g}" if len(trials) > 1 else f"{flag} {trials[0][0]:g}"
+    return [(f"{flag} {trials[-1][0]:g} to {trials[0][0]:g}" if len(trials) > 1 else f"{flag} {trials[0][0]:g}")
+            + (" (then in steps of 0.01 above the first that fits)" if flag == "--resource-cap" else "")
             for flag, trials, _ in _ways(s, opts, flags) if trials]
 
 
 def _fitting_trial(g, s, device, values, opts, flags, say=None):
     """The fastest schedule along the ways of `flags` (_ways) whose RTL as modeled fits, each
     rendered in memory (MODELED): (flag, setting, schedule, its rtl_synthesis_model, why), or
-    None where none does. Along each way, the first setting that fits (the least given up);
-    `say` hears each trial's outcome."""
+    None where none does. Along each way, the first setting that fits (the least given up); a
+    cap is then refined in steps of 0.01 between it and the last that did not fit, because the
+    RTL as modeled is not steady with the cap. `say` hears each trial's outcome."""
+    import dataclasses
     from .backends.vitis.project import render
     from .schedule import schedule
     say = say or (lambda msg: None)
+
+    def attempt(flag, v, trial):
+        """(schedule, its rtl_synthesis_model), or None where it does not schedule."""
+        try:
+            t = schedule(g, device, trial)
+            syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
+        except Exception as exc:     # a trial is optional: the first schedule is built, whatever a trial does
+            say(f"{flag} {v:g}: no schedule ({str(exc).split(':')[0]}); none tried beyond")
+            return None
+        say(f"{flag} {v:g}: {syn['whole']['lut']:,} LUT ({_pct(syn['share_of_device']['lut'])}), "
+            f"{t.total_cycles:,} cycles{'' if syn['fits'] else ', does not fit'}")
+        return t, syn
+
     best = None
     for flag, trials, why in _ways(s, opts, flags):
+        above = opts.resource_cap          # the last cap tried that does not fit
         for v, trial in trials:
-            try:
-                t = schedule(g, device, trial)
-                syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
-            except Exception as exc:     # a trial is optional: the first schedule is built, whatever a trial does
-                say(f"{flag} {v:g}: no schedule ({str(exc).split(':')[0]}); none tried beyond")
+            got = attempt(flag, v, trial)
+            if got is None:
                 break
-            say(f"{flag} {v:g}: {syn['whole']['lut']:,} LUT ({_pct(syn['share_of_device']['lut'])}), "
-                f"{t.total_cycles:,} cycles{'' if syn['fits'] else ', does not fit'}")
-            if syn["fits"]:
-                if best is None or t.total_cycles < best[2].total_cycles:
-                    best = (flag, v, t, syn, why)
-                break
+            if not got[1]["fits"]:
+                above = v
+                continue
+            if flag == "--resource-cap":
+                for c in (round(above - 0.01 * k, 2) for k in range(1, round((above - v) * 100))):
+                    finer = attempt(flag, c, dataclasses.replace(opts, resource_cap=c))
+                    if finer is not None and finer[1]["fits"]:
+                        v, got = c, finer
+                        break
+            if best is None or got[0].total_cycles < best[2].total_cycles:
+                best = (flag, v, got[0], got[1], why)
+            break
     return best
 
 
