@@ -292,7 +292,7 @@ def cmd_build(a) -> int:
     from pathlib import Path
 
     from . import pipeline
-    from .backends.vitis.project import render, write_tree
+    from .backends.vitis.project import render, share_text, write_tree
     from .design import Design, load_design, materialize_model
     from .schedule import ScheduleOptions, load_device, schedule
 
@@ -367,7 +367,7 @@ def cmd_build(a) -> int:
           f" of {device.name} (MODELED, fitted on Yosys; make -C {out} synth-yosys SCOPE=design synthesizes it)")
     if steer:
         print(f"note: built with {steer['setting']}, the build's choice: with {steer['instead_of']} the RTL as modeled "
-              f"takes {steer['first_lut']:,} LUT ({_pct(steer['first_share_of_device'])}) of {device.name}, more than "
+              f"takes {steer['first_lut']:,} LUT ({share_text(steer['first_share_of_device'])}) of {device.name}, more than "
               f"it has; this build takes {s.total_cycles:,} cycles where that one takes {steer['first_cycles']:,} "
               f"(MODELED; {steer['why']}; --rtl-fit warn keeps the first)", file=sys.stderr)
     if not syn["fits"]:
@@ -382,7 +382,7 @@ def cmd_build(a) -> int:
         if best is not None:
             flag, v, t, tsyn, why = best
             print(f"hint: with {flag} {v:g} the RTL as modeled fits: {tsyn['whole']['lut']:,} LUT "
-                  f"({_pct(tsyn['share_of_device']['lut'])}) of {device.name}, at {t.total_cycles:,} cycles where this "
+                  f"({share_text(tsyn['share_of_device']['lut'])}) of {device.name}, at {t.total_cycles:,} cycles where this "
                   f"build takes {s.total_cycles:,} (MODELED; {why})", file=sys.stderr)
     else:
         over = [f"{k.upper()} {w[k]:,} ({sh[k]:.0%})" for k in w if sh.get(k) is not None and sh[k] > s.resource_cap]
@@ -398,11 +398,6 @@ def _over(whole, device) -> str:
     """The resources the RTL as modeled takes more of than the device has."""
     return ", ".join(f"{k.upper()} {whole[k]:,} of {device.resource(k):,}" for k in whole
                      if whole[k] > device.resource(k))
-
-
-def _pct(share: float) -> str:
-    """A share of the device: 99.5% is not 100%, nor 100.4%."""
-    return f"{share:.1%}" if 0.99 < share < 1.01 else f"{share:.0%}"
 
 
 def _ways(s, opts, flags):
@@ -436,7 +431,7 @@ def _fitting_trial(g, s, device, values, opts, flags, say=None):
     cap is then refined in steps of 0.01 between it and the last that did not fit, because the
     RTL as modeled is not steady with the cap. `say` hears each trial's outcome."""
     import dataclasses
-    from .backends.vitis.project import render
+    from .backends.vitis.project import render, share_text
     from .schedule import schedule
     say = say or (lambda msg: None)
 
@@ -445,10 +440,13 @@ def _fitting_trial(g, s, device, values, opts, flags, say=None):
         try:
             t = schedule(g, device, trial)
             syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
-        except Exception as exc:     # a trial is optional: the first schedule is built, whatever a trial does
+        except HlsgenError as exc:    # the scheduler refuses it: nothing further along this way fits either
             say(f"{flag} {v:g}: no schedule ({str(exc).split(':')[0]}); none tried beyond")
             return None
-        say(f"{flag} {v:g}: {syn['whole']['lut']:,} LUT ({_pct(syn['share_of_device']['lut'])}), "
+        except Exception as exc:      # a trial is optional: the first schedule is built, whatever a trial does,
+            say(f"{flag} {v:g}: the trial failed ({type(exc).__name__}: {exc}); none tried beyond")   # but says so
+            return None
+        say(f"{flag} {v:g}: {syn['whole']['lut']:,} LUT ({share_text(syn['share_of_device']['lut'])}), "
             f"{t.total_cycles:,} cycles{'' if syn['fits'] else ', does not fit'}")
         return t, syn
 

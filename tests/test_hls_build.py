@@ -322,8 +322,8 @@ def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not
     memory: report.json's rtl_synthesis_model) beside the device. Where that does not fit though
     the schedule's datapaths do, it steers (--rtl-fit steer, the default): it tries narrower AXI
     ports and lower --resource-caps (a cap that fits refined in steps of 0.01), among the options
-    the user did not give, and builds the fastest schedule whose RTL fits, saying so on stderr and in report.md and report.json; the
-    project is the one a build with that option gives. Where nothing tried fits, or with
+    the user did not give, and builds the fastest schedule whose RTL fits, saying so on stderr
+    and in report.md and report.json; the project is the one a build with that option gives. Where nothing tried fits, or with
     --rtl-fit warn, it warns, exit 0, naming the cores' part and the memory's, and hints at the
     options the user gave that would make it fit. maxpool's capped activation memory is
     registers and LUT RAM (the small FPGA's 20% has 4 block RAMs), with routing the schedule

@@ -138,6 +138,11 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray],
     return files
 
 
+def share_text(share: float) -> str:
+    """A share of the device: 99.5% is not 100%, nor 100.4%."""
+    return f"{share:.1%}" if 0.99 < share < 1.01 else f"{share:.0%}"
+
+
 def rtl_synthesis_model(cores: List[Dict], banks: Dict, device) -> Dict:
     """The RTL as synthesis builds it, MODELED: each core whole (the fit hlsgen.backends.rtl.core.
     CORE_FIT: control, address generation, tables and datapath) beside the cost model's datapath
@@ -351,7 +356,7 @@ def report_md(graph: Graph, sched: Schedule, device, k: Dict, banks: Dict, synth
     if rtl_fit:
         lines.append(f"- **steered**: built with `{rtl_fit['setting']}`, the build's choice. With "
                      f"`{rtl_fit['instead_of']}` the RTL as modeled takes {rtl_fit['first_lut']:,} LUT "
-                     f"({rtl_fit['first_share_of_device']:.1%}) of {device.name}, more than it has, at "
+                     f"({share_text(rtl_fit['first_share_of_device'])}) of {device.name}, more than it has, at "
                      f"{rtl_fit['first_cycles']:,} cycles; this schedule takes {sched.total_cycles:,} (MODELED: "
                      f"{rtl_fit['why']}). `hlsgen build --rtl-fit warn` keeps the first.")
     lines += ["", "## Run it", "", "```", "make csim      # g++ C simulation, bit-exact check against data/out*.bin",
