@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "output streams (default: the device's, 512 on Alveo cards, 128 on "
                                                  "Zynq UltraScale+ boards; `hlsgen devices`)")
     p.add_argument("--max-segment", type=int, default=24, help="longest stage the auto search considers, in tasks (default 24)")
+    p.add_argument("--max-lanes", type=int, metavar="N", help="fold no task wider than N lanes (VEC x PE x SIMD): "
+                                                              "narrower tasks reach the activation memory through "
+                                                              "fewer ports (default: no limit)")
     p.add_argument("--stages", default="", metavar="'S3 D7'",
                    help="fix the stages instead of searching: D<n> a dataflow stage of the next n tasks, S<n> a "
                         "sequential one (the notation the reports use); foldings and buffers are still chosen")
@@ -116,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port-bits", type=int, help="AXI port width of off-chip reads and writes and of the input and "
                                                  "output streams (default: the device's)")
     p.add_argument("--max-segment", type=int, help="longest stage the auto search considers (default 24)")
+    p.add_argument("--max-lanes", type=int, metavar="N", help="fold no task wider than N lanes (VEC x PE x SIMD; "
+                                                              "default: no limit)")
     p.add_argument("--stages", metavar="'S3 D7'", help="fix the stages instead of searching (see hlsgen schedule --help)")
     p.add_argument("--seed", type=int, help="seed of the random input the golden data is made from (default 0)")
     p.add_argument("--input", action="append", default=[], metavar="[NAME=]X.npy", help="float input array instead of a seeded one")
@@ -123,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace an existing project folder (only once the new one is complete)")
     p.add_argument("--rtl-fit", choices=["steer", "warn"], default="steer",
                    help="where the RTL as modeled does not fit the device: steer (default) builds the fastest schedule "
-                        "with narrower AXI ports or a lower --resource-cap that fits, among the options not given; "
+                        "with narrower AXI ports, a lower --resource-cap or narrower tasks (--max-lanes) that fits, "
+                        "among the options not given; "
                         "warn builds the first schedule and hints at that one")
     return ap
 
@@ -245,7 +251,7 @@ def cmd_schedule(a) -> int:
     device = load_device(a.device)
     opts = ScheduleOptions(mode=a.mode, clock_mhz=a.clock, resource_cap=a.resource_cap, objective=a.objective,
                            batch=a.batch, weights=a.weights, port_bits=a.port_bits, max_segment=a.max_segment,
-                           stages=a.stages, io=a.io)
+                           stages=a.stages, io=a.io, max_lanes=a.max_lanes)
     opts.check()
     if a.stages and a.compare_modes:
         raise HlsgenError("--compare-modes compares the three modes; it does not take --stages")
@@ -311,12 +317,12 @@ def cmd_build(a) -> int:
         design = Design(name=stem, path=Path(a.model), model=Path(a.model), device=a.device)
     cli = {"mode": a.mode, "clock": a.clock, "resource_cap": a.resource_cap, "objective": a.objective,
            "weights": a.weights, "port_bits": a.port_bits, "max_segment": a.max_segment, "stages": a.stages,
-           "io": a.io}
+           "io": a.io, "max_lanes": a.max_lanes}
     o = dict(design.options, **{k: v for k, v in cli.items() if v is not None})
     opts = ScheduleOptions(mode=o.get("mode", "auto"), clock_mhz=o.get("clock"), resource_cap=o.get("resource_cap", 0.8),
                            objective=o.get("objective", "latency"), weights=o.get("weights", "auto"),
                            port_bits=o.get("port_bits"), max_segment=o.get("max_segment", 24),
-                           stages=o.get("stages", ""), io=o.get("io", "auto"))
+                           stages=o.get("stages", ""), io=o.get("io", "auto"), max_lanes=o.get("max_lanes"))
     opts.check()
     device = load_device(a.device or design.device)
     out = Path(a.output or design.output or f"build/{design.name}")
@@ -342,19 +348,18 @@ def cmd_build(a) -> int:
     syn = json.loads(files["report.json"])["rtl_synthesis_model"]
     # where the RTL as modeled does not fit, the build steers by the options the user did not
     # give (here or in the design), and hints only by those given
-    free = [flag for flag, key in (("--port-bits", "port_bits"), ("--resource-cap", "resource_cap"))
-            if key not in o] if a.rtl_fit == "steer" else []
+    free = [flag for flag, key in STEER_FLAGS if key not in o] if a.rtl_fit == "steer" else []
     steer = None
     if not syn["fits"] and free:
         step(5, f"the RTL as modeled does not fit {device.name} ({_over(syn['whole'], device)}): trying "
                 f"{', '.join(_tried(s, opts, free))}")
         best = _fitting_trial(g, s, device, values, opts, free, say=lambda m: step(5, f"  {m}"))
         if best is not None:
-            flag, v, t, tsyn, why = best
-            was = f"--port-bits {s.port_bits}" if flag == "--port-bits" else f"--resource-cap {opts.resource_cap:g}"
-            steer = {"setting": f"{flag} {v:g}", "instead_of": was, "why": why, "first_cycles": int(s.total_cycles),
-                     "first_lut": syn["whole"]["lut"], "first_share_of_device": syn["share_of_device"]["lut"]}
-            step(5, f"steered to {flag} {v:g} ({tsyn['whole']['lut']:,} LUT, {t.total_cycles:,} cycles): rendering it")
+            setting, t, tsyn, why = best
+            steer = {"setting": setting, "instead_of": _instead_of(s, opts, setting), "why": why,
+                     "first_cycles": int(s.total_cycles), "first_lut": syn["whole"]["lut"],
+                     "first_share_of_device": syn["share_of_device"]["lut"]}
+            step(5, f"steered to {setting} ({tsyn['whole']['lut']:,} LUT, {t.total_cycles:,} cycles): rendering it")
             s, syn = t, tsyn
             files = render(g, s, device, values, rtl_fit=steer)
     step(5, f"writing {len(files)} files")
@@ -375,13 +380,13 @@ def cmd_build(a) -> int:
               f"{syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,} (storage, routing, "
               f"decode), where the schedule's own figure, {s.resources.lut:,} LUT, prices the cores' datapaths, not "
               f"their control nor the memory's routing ({out}/report.md, \"The RTL as synthesis builds it\"); a larger "
-              "device, or a lower --resource-cap for narrower cores, leaves room", file=sys.stderr)
+              "device, or a lower --resource-cap or --max-lanes for narrower cores, leaves room", file=sys.stderr)
         if free:
-            print(f"note: nothing the build tried fits ({', '.join(_tried(s, opts, free))})", file=sys.stderr)
-        best = _fitting_trial(g, s, device, values, opts, [f for f in ("--port-bits", "--resource-cap") if f not in free])
+            print(f"note: nothing the build tried fits ({', '.join(_tried(s, opts, free, pairs=True))})", file=sys.stderr)
+        best = _fitting_trial(g, s, device, values, opts, [f for f, _ in STEER_FLAGS if f not in free])
         if best is not None:
-            flag, v, t, tsyn, why = best
-            print(f"hint: with {flag} {v:g} the RTL as modeled fits: {tsyn['whole']['lut']:,} LUT "
+            setting, t, tsyn, why = best
+            print(f"hint: with {setting} the RTL as modeled fits: {tsyn['whole']['lut']:,} LUT "
                   f"({share_text(tsyn['share_of_device']['lut'])}) of {device.name}, at {t.total_cycles:,} cycles where this "
                   f"build takes {s.total_cycles:,} (MODELED; {why})", file=sys.stderr)
     else:
@@ -400,75 +405,143 @@ def _over(whole, device) -> str:
                      if whole[k] > device.resource(k))
 
 
-def _ways(s, opts, flags):
-    """The trial settings of each way toward an RTL that fits, least given up first:
+# the options the build steers by where the RTL as modeled does not fit, and their keys in a design
+STEER_FLAGS = (("--port-bits", "port_bits"), ("--resource-cap", "resource_cap"), ("--max-lanes", "max_lanes"))
+
+
+def _widest(s) -> int:
+    """The lanes (VEC x PE x SIMD) of the schedule's widest task."""
+    return max(t.folding.lanes for st in s.stages for t in st.tasks)
+
+
+def _ways(s, opts, flags, pairs=False):
+    """The ways toward an RTL that fits, each (its flags, its trials least given up first as
+    (setting, value, options), why), along the options of `flags`:
     - narrower AXI ports, halving down to 64 bits: every word of a stream's or an m_axi
       channel's beat is a lane of the activation memory, so a narrower beat needs fewer banks
       and routes, at the price of slower transfers;
     - a lower --resource-cap, 0.1 at a time down to 0.1: narrower cores, whose fewer lanes reach
-      the memory through fewer ports."""
+      the memory through fewer ports;
+    - narrower tasks (--max-lanes), halving from below the widest task's lanes down to 1: a
+      task whose datapath is cheap (a max pool, a slice) may be folded wide within the cap
+      while its reads and writes take as many of the memory's ports.
+    With `pairs`, the ways tried where none of those alone fits instead: the narrowest ports
+    with ever narrower tasks."""
     import dataclasses
     bits = [b for b in (s.port_bits >> k for k in range(1, 5)) if b >= 64]
     caps = [round(opts.resource_cap - 0.1 * k, 2) for k in range(1, 10) if opts.resource_cap - 0.1 * k >= 0.1 - 1e-9]
-    ways = [("--port-bits", [(b, dataclasses.replace(opts, port_bits=b)) for b in bits],
-             "a narrower beat needs fewer banks in the activation memory, and moves fewer bytes a cycle"),
-            ("--resource-cap", [(c, dataclasses.replace(opts, resource_cap=c)) for c in caps],
-             "narrower cores reach the activation memory through fewer ports")]
-    return [w for w in ways if w[0] in flags]
+    wide = _widest(s)
+    lanes = [1 << k for k in range(wide.bit_length(), -1, -1) if (1 << k) < wide]
+    why_bits = "a narrower beat needs fewer banks in the activation memory, and moves fewer bytes a cycle"
+    why_lanes = "narrower tasks reach the activation memory through fewer ports"
+    if pairs:
+        if "--port-bits" not in flags or "--max-lanes" not in flags or not bits:
+            return []
+        return [(("--port-bits", "--max-lanes"),
+                 [(f"--port-bits {bits[-1]} --max-lanes {n}", n, dataclasses.replace(opts, port_bits=bits[-1], max_lanes=n))
+                  for n in lanes], f"{why_bits}; {why_lanes}")]
+    ways = [(("--port-bits",), [(f"--port-bits {b}", b, dataclasses.replace(opts, port_bits=b)) for b in bits], why_bits),
+            (("--resource-cap",), [(f"--resource-cap {c:g}", c, dataclasses.replace(opts, resource_cap=c)) for c in caps],
+             "narrower cores reach the activation memory through fewer ports"),
+            (("--max-lanes",), [(f"--max-lanes {n}", n, dataclasses.replace(opts, max_lanes=n)) for n in lanes], why_lanes)]
+    return [w for w in ways if w[0][0] in flags]
 
 
-def _tried(s, opts, flags) -> list:
-    """What the ways of `flags` try, a range each (for the progress line and the notes)."""
-    return [(f"{flag} {trials[-1][0]:g} to {trials[0][0]:g}" if len(trials) > 1 else f"{flag} {trials[0][0]:g}")
-            + (" (then in steps of 0.01 above the first that fits)" if flag == "--resource-cap" else "")
-            for flag, trials, _ in _ways(s, opts, flags) if trials]
+def _tried(s, opts, flags, pairs=False) -> list:
+    """What the ways of `flags` try, a range each (for the progress lines and the notes); with
+    `pairs`, also what is tried where none of them alone fits."""
+    out = []
+    for fl, trials, _ in _ways(s, opts, flags) + (_ways(s, opts, flags, pairs=True) if pairs else []):
+        if not trials:
+            continue
+        lo, hi = trials[-1][1], trials[0][1]
+        text = f"{fl[-1]} {lo:g} to {hi:g}" if len(trials) > 1 else trials[0][0]
+        if len(fl) > 1:
+            text = f"{trials[0][0].rsplit(' --', 1)[0]} with {text}"
+        out.append(text + {("--resource-cap",): " (then in steps of 0.01 above the first that fits)",
+                           ("--max-lanes",): " (then the tasks' widths above the first that fits)"}.get(fl, ""))
+    return out
+
+
+def _instead_of(s, opts, setting: str) -> str:
+    """What the first schedule had where the steered one has `setting`."""
+    was = {"--port-bits": f"--port-bits {s.port_bits}", "--resource-cap": f"--resource-cap {opts.resource_cap:g}",
+           "--max-lanes": f"tasks up to {_widest(s)} lanes"}
+    return ", ".join(was[w] for w in setting.split() if w in was)
+
+
+def _lane_steps(g, device, opts, lo: int, hi: int, most: int = 8) -> list:
+    """The widths between lo and hi (both excluded) that some task's foldings have, widest
+    first, at most `most` of them spread evenly: a --max-lanes that fits is refined over them."""
+    import dataclasses
+    from .schedule.scheduler import Problem
+    widths = sorted({o.folding.lanes for ol in Problem(g, device, dataclasses.replace(opts, max_lanes=None)).options
+                     for o in ol if lo < o.folding.lanes < hi}, reverse=True)
+    if len(widths) > most:
+        widths = [widths[round(k * (len(widths) - 1) / (most - 1))] for k in range(most)]
+    return widths
 
 
 def _fitting_trial(g, s, device, values, opts, flags, say=None):
     """The fastest schedule along the ways of `flags` (_ways) whose RTL as modeled fits, each
-    rendered in memory (MODELED): (flag, setting, schedule, its rtl_synthesis_model, why), or
-    None where none does. Along each way, the first setting that fits (the least given up); a
-    cap is then refined in steps of 0.01 between it and the last that did not fit, because the
-    RTL as modeled is not steady with the cap. `say` hears each trial's outcome."""
+    rendered in memory (MODELED): (setting, schedule, its rtl_synthesis_model, why), or None
+    where none does. Along each way, the first setting that fits (the least given up); a cap
+    is then refined in steps of 0.01 between it and the last that did not fit, because the RTL
+    as modeled is not steady with the cap. Where no way alone fits, the pairs of ways
+    (_ways(pairs=True)). `say` hears each trial's outcome."""
     import dataclasses
     from .backends.vitis.project import render, share_text
     from .schedule import schedule
     say = say or (lambda msg: None)
 
-    def attempt(flag, v, trial):
+    def attempt(setting, trial):
         """(schedule, its rtl_synthesis_model), or None where it does not schedule."""
         try:
             t = schedule(g, device, trial)
             syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
         except HlsgenError as exc:    # the scheduler refuses it: nothing further along this way fits either
-            say(f"{flag} {v:g}: no schedule ({str(exc).split(':')[0]}); none tried beyond")
+            say(f"{setting}: no schedule ({str(exc).split(':')[0]}); none tried beyond")
             return None
         except Exception as exc:      # a trial is optional: the first schedule is built, whatever a trial does,
-            say(f"{flag} {v:g}: the trial failed ({type(exc).__name__}: {exc}); none tried beyond")   # but says so
+            say(f"{setting}: the trial failed ({type(exc).__name__}: {exc}); none tried beyond")   # but says so
             return None
-        say(f"{flag} {v:g}: {syn['whole']['lut']:,} LUT ({share_text(syn['share_of_device']['lut'])}), "
-            f"{t.total_cycles:,} cycles{'' if syn['fits'] else ', does not fit'}")
+        short = "" if syn["fits"] else f", does not fit ({_over(syn['whole'], device)})"
+        say(f"{setting}: {syn['whole']['lut']:,} LUT ({share_text(syn['share_of_device']['lut'])}), "
+            f"{t.total_cycles:,} cycles{short}")
         return t, syn
 
     best = None
-    for flag, trials, why in _ways(s, opts, flags):
-        above = opts.resource_cap          # the last cap tried that does not fit
-        for v, trial in trials:
-            got = attempt(flag, v, trial)
-            if got is None:
-                break
-            if not got[1]["fits"]:
-                above = v
-                continue
-            if flag == "--resource-cap":
-                for c in (round(above - 0.01 * k, 2) for k in range(1, round((above - v) * 100))):
-                    finer = attempt(flag, c, dataclasses.replace(opts, resource_cap=c))
-                    if finer is not None and finer[1]["fits"]:
-                        v, got = c, finer
-                        break
-            if best is None or got[0].total_cycles < best[2].total_cycles:
-                best = (flag, v, got[0], got[1], why)
+    for pairs in (False, True):
+        ways = _ways(s, opts, flags, pairs=pairs)
+        if best is not None or not ways:
             break
+        if pairs:
+            say(f"nothing fits along one way: trying {', '.join(_tried(s, opts, flags, pairs=True)[-len(ways):])}")
+        for fl, trials, why in ways:
+            above = opts.resource_cap if fl == ("--resource-cap",) else _widest(s)   # the last that does not fit
+            for setting, v, trial in trials:
+                got = attempt(setting, trial)
+                if got is None:
+                    break
+                if not got[1]["fits"]:
+                    above = v
+                    continue
+                if fl == ("--resource-cap",):
+                    for c in (round(above - 0.01 * k, 2) for k in range(1, round((above - v) * 100))):
+                        finer = attempt(f"--resource-cap {c:g}", dataclasses.replace(opts, resource_cap=c))
+                        if finer is not None and finer[1]["fits"]:
+                            setting, got = f"--resource-cap {c:g}", finer
+                            break
+                elif fl[-1] == "--max-lanes":
+                    for n in _lane_steps(g, device, trial, v, above):
+                        finer = attempt(setting.replace(f"--max-lanes {v}", f"--max-lanes {n}"),
+                                        dataclasses.replace(trial, max_lanes=n))
+                        if finer is not None and finer[1]["fits"]:
+                            setting, got = setting.replace(f"--max-lanes {v}", f"--max-lanes {n}"), finer
+                            break
+                if best is None or got[0].total_cycles < best[1].total_cycles:
+                    best = (setting, got[0], got[1], why)
+                break
     return best
 
 

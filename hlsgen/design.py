@@ -26,7 +26,7 @@ import yaml
 from .errors import HlsgenError
 
 KEYS = {"name", "model", "device", "mode", "clock", "resource_cap", "weights", "objective", "seed", "output",
-        "port_bits", "max_segment", "batch", "description", "stages", "io"}
+        "port_bits", "max_segment", "batch", "description", "stages", "io", "max_lanes"}
 MODEL_KEYS = {"zoo", "testnet", "config", "format", "seed", "act_bits", "weight_bits"}
 
 
@@ -77,13 +77,14 @@ def load_design(path) -> Design:
         device = str(path.parent / device)
     opts = {}
     for key, typ in (("mode", str), ("clock", float), ("resource_cap", float), ("weights", str), ("objective", str),
-                     ("port_bits", int), ("max_segment", int), ("batch", int), ("stages", str), ("io", str)):
+                     ("port_bits", int), ("max_segment", int), ("batch", int), ("stages", str), ("io", str), ("max_lanes", int)):
         if key in data:
             v = data[key]
             if typ is float and isinstance(v, int) and not isinstance(v, bool):
                 v = float(v)
             if not isinstance(v, typ) or isinstance(v, bool):
-                raise HlsgenError(f"design file {path}: field {key!r} must be a {typ.__name__}, got {v!r}")
+                raise HlsgenError(f"design file {path}: field {key!r} must be "
+                                  f"{ {int: 'a whole number', float: 'a number', str: 'a string'}[typ]}, got {v!r}")
             opts[key] = v
     seed = data.get("seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool):

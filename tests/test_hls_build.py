@@ -276,7 +276,7 @@ def test_every_shipped_design_parses():
     ("device: u280\n", "field 'model' is missing"),
     ("model: {zoo: intar-mlp}\ndevice: u280\nmodee: auto\n", "unknown field 'modee'"),
     ("model: {zoo: intar-mlp, testnet: x}\ndevice: u280\n", "exactly one of"),
-    ("model: {zoo: intar-mlp}\ndevice: u280\nresource_cap: lots\n", "'resource_cap' must be a float"),
+    ("model: {zoo: intar-mlp}\ndevice: u280\nresource_cap: lots\n", "'resource_cap' must be a number, got 'lots'"),
     ("name: '../../etc'\nmodel: a.onnx\ndevice: u280\n", "must be letters"),
     ("model: [1, 2]\ndevice: u280\n", "model must be a path"),
     (": : :\n", "not valid YAML"),
@@ -321,31 +321,66 @@ def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not
     """`hlsgen build` prints the RTL as synthesis builds it (the cores whole, fitted, and the
     memory: report.json's rtl_synthesis_model) beside the device. Where that does not fit though
     the schedule's datapaths do, it steers (--rtl-fit steer, the default): it tries narrower AXI
-    ports and lower --resource-caps (a cap that fits refined in steps of 0.01), among the options
-    the user did not give, and builds the fastest schedule whose RTL fits, saying so on stderr
-    and in report.md and report.json; the project is the one a build with that option gives. Where nothing tried fits, or with
-    --rtl-fit warn, it warns, exit 0, naming the cores' part and the memory's, and hints at the
-    options the user gave that would make it fit. maxpool's capped activation memory is
-    registers and LUT RAM (the small FPGA's 20% has 4 block RAMs), with routing the schedule
-    does not price. mlp_w4's capped core streams 70 rows of weights, each lane's copy in LUT RAM:
-    its RTL fits (stop 44's table, one copy read by every lane and written a slice at a run-time
+    ports, lower --resource-caps (a cap that fits refined in steps of 0.01) and narrower tasks
+    (--max-lanes, halving; one that fits refined over the tasks' widths), among the options the
+    user did not give, and where none of those alone fits, the narrowest ports with ever
+    narrower tasks; it builds the fastest schedule whose RTL fits, saying so on stderr and in
+    report.md and report.json; the project is the one a build with those options gives. Where
+    nothing tried fits, or with --rtl-fit warn, it warns, exit 0, naming the cores' part and the
+    memory's, and hints at the options the user gave that would make it fit. maxpool's capped
+    activation memory is registers and LUT RAM (the small FPGA's 20% has 4 block RAMs), with
+    routing the schedule does not price: its pool, whose datapath is cheap, is folded 72 lanes
+    wide. mlp_w4's capped core streams 70 rows of weights, each lane's copy in LUT RAM: its RTL
+    fits (stop 44's table, one copy read by every lane and written a slice at a run-time
     offset, took 12,864 LUT RAM sites and did not); since stop 46 a note says that it takes more
     than the --resource-cap the schedule kept to."""
     device, extra = TARGETS["capped"]
+    # maxpool, the cap given (0.2): neither 64-bit ports nor tasks down to 1 lane fit alone; 64-bit
+    # ports with tasks of 16 lanes at most do, and that is the build with those two options
     out = tmp_path / "prj"
     r = run_cli("build", exported("maxpool", "qcdq"), "--device", device, "--mode", "sequential", "-o", out, *extra)
-    assert r.returncode == 0, r.stderr
-    syn = report(out)["rtl_synthesis_model"]
-    assert not syn["fits"] and syn["whole"]["lut"] > 12_000 > report(out)["resources"]["lut"], syn
-    assert report(out)["rtl_fit_steered"] is None
-    assert f"the RTL as synthesis builds it: {syn['whole']['lut']:,} LUT" in r.stdout, r.stdout
+    f = run_cli("build", exported("maxpool", "qcdq"), "--device", device, "--mode", "sequential", "-o",
+                tmp_path / "mp16", *extra, "--port-bits", "64", "--max-lanes", "16")
+    w = run_cli("build", exported("maxpool", "qcdq"), "--device", device, "--mode", "sequential", "-o",
+                tmp_path / "mpw", *extra, "--rtl-fit", "warn")
+    assert r.returncode == f.returncode == w.returncode == 0, r.stderr + f.stderr + w.stderr
+    first, steered, given = report(tmp_path / "mpw"), report(out), report(tmp_path / "mp16")
+    syn = first["rtl_synthesis_model"]
+    assert not syn["fits"] and syn["whole"]["lut"] > 12_000 > first["resources"]["lut"], syn
+    assert max(t["vec"] * t["pe"] * t["simd"] for st in first["stages"] for t in st["tasks"]) == 72, first
+    assert steered["rtl_fit_steered"] == {
+        "setting": "--port-bits 64 --max-lanes 16", "instead_of": "--port-bits 256, tasks up to 72 lanes",
+        "first_cycles": first["total_cycles"], "first_lut": syn["whole"]["lut"],
+        "first_share_of_device": syn["share_of_device"]["lut"],
+        "why": "a narrower beat needs fewer banks in the activation memory, and moves fewer bytes a cycle; "
+               "narrower tasks reach the activation memory through fewer ports"}, steered["rtl_fit_steered"]
+    assert steered["rtl_synthesis_model"]["fits"] and given["rtl_fit_steered"] is None and "warning" not in r.stderr
+    assert steered["max_lanes"] == given["max_lanes"] == 16 and steered["port_bits"] == 64, steered
+    for name in ("hls/kernel.cpp", "rtl/hlsgen_top.sv", "rtl/hlsgen_top_mem.sv", "sim/design.json"):
+        assert (out / name).read_bytes() == (tmp_path / "mp16" / name).read_bytes(), name
+    assert "tasks folded 16 lanes wide at most (--max-lanes)" in (out / "report.md").read_text()
+    tried = [line.split("]   ", 1)[1] for line in r.stderr.splitlines() if "]   --" in line]
+    # the one trial that fits: the widths between 16 and 32 that some folding has (24, 18) do not
+    assert tried[0].startswith("--port-bits 128: ") and \
+        [t.split(":")[0] for t in tried if "does not fit" not in t] == ["--port-bits 64 --max-lanes 16"], tried
+    assert "nothing fits along one way: trying --port-bits 64 with --max-lanes 1 to 64" in r.stderr, r.stderr
+    assert "--max-lanes 1: " in r.stderr and ", does not fit (LUT " in r.stderr, r.stderr
+    # --rtl-fit warn keeps the first, warns naming the cores' part and the memory's, and hints
+    assert f"the RTL as synthesis builds it: {syn['whole']['lut']:,} LUT" in w.stdout, w.stdout
     assert (f"warning: the RTL as modeled does not fit small (LUT {syn['whole']['lut']:,} of 12,000): its cores "
             f"whole take {syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,}") \
-        in r.stderr, r.stderr
-    # the cap is given (0.2): the build tries ports of 128 and 64 bits, the hint caps down to 0.1;
-    # none fits
-    assert "note: nothing the build tried fits (--port-bits 64 to 128)" in r.stderr, r.stderr
-    assert "hint:" not in r.stderr and "steered" not in (out / "report.md").read_text(), r.stderr
+        in w.stderr, w.stderr
+    assert "hint: with --port-bits 64 --max-lanes 16 the RTL as modeled fits: " in w.stderr, w.stderr
+    assert first["rtl_fit_steered"] is None and "steered" not in (tmp_path / "mpw" / "report.md").read_text()
+    # demo_cnn, capped: nothing tried fits (narrower tasks fit its LUTs, not its 20 block RAMs);
+    # the first schedule is built, with the warning and a note of what was tried
+    d = run_cli("build", exported("demo_cnn", "qcdq"), "--device", device, "--mode", "sequential", "-o",
+                tmp_path / "demo", *extra)
+    assert d.returncode == 0 and report(tmp_path / "demo")["rtl_fit_steered"] is None, d.stderr
+    assert ("note: nothing the build tried fits (--port-bits 64 to 128, --max-lanes 1 to 32 (then the tasks' widths "
+            "above the first that fits), --port-bits 64 with --max-lanes 1 to 32)") in d.stderr, d.stderr
+    assert "warning: the RTL as modeled does not fit small" in d.stderr and "hint:" not in d.stderr, d.stderr
+    assert "--port-bits 64 --max-lanes 1: " in d.stderr and "does not fit (BRAM18 " in d.stderr, d.stderr
     # gap_linear at a cap of 0.3 (given): at 128-bit ports (fewer banks for their beats) it fits;
     # the build takes them, and is the build with --port-bits 128
     g = run_cli("build", exported("gap_linear", "qcdq"), "--device", device, "--mode", "sequential", "-o",
@@ -390,13 +425,17 @@ def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not
     assert "steered to --resource-cap 0.75" in d.stderr and "--rtl-fit warn keeps the first" in d.stderr, d.stderr
     # each trial is a progress line: its setting, LUTs, share, cycles, and whether it fits
     trials = [re.sub(r" \(\d+\.\d s\)$", "", line.split("]   ", 1)[1]) for line in d.stderr.splitlines() if "]   --" in line]
-    shape = r"(--port-bits|--resource-cap) ([\d.]+): [\d,]+ LUT \([\d.]+%\), ([\d,]+) cycles(, does not fit)?"
+    shape = r"(--port-bits|--resource-cap|--max-lanes) ([\d.]+): [\d,]+ LUT \([\d.]+%\), ([\d,]+) cycles" \
+            r"(, does not fit \(LUT [\d,]+ of 70,560\))?"
     seen = [re.fullmatch(shape, t) for t in trials]
     assert all(seen), trials
+    # the lanes: 256 does not fit, 128 does, refined over the tasks' widths between (192 does not, 144 does)
     assert [(m[1], m[2], bool(m[4])) for m in seen] == [("--port-bits", "64", True), ("--resource-cap", "0.7", False)] + \
-        [("--resource-cap", f"0.{c}", True) for c in (79, 78, 77, 76)] + [("--resource-cap", "0.75", False)], trials
-    assert trials[-1] == (f"--resource-cap 0.75: {capped['rtl_synthesis_model']['whole']['lut']:,} LUT (98%), "
-                          f"{capped['total_cycles']:,} cycles"), trials
+        [("--resource-cap", f"0.{c}", True) for c in (79, 78, 77, 76)] + [("--resource-cap", "0.75", False)] + \
+        [("--max-lanes", "256", True), ("--max-lanes", "128", False), ("--max-lanes", "192", True),
+         ("--max-lanes", "144", False)], trials
+    assert trials[6] == (f"--resource-cap 0.75: {capped['rtl_synthesis_model']['whole']['lut']:,} LUT (98%), "
+                         f"{capped['total_cycles']:,} cycles"), trials
     assert int(seen[1][3].replace(",", "")) > capped["total_cycles"], trials     # 0.7 fits, but slower
     m = run_cli("build", exported("mlp_w4", "qcdq"), "--device", device, "--mode", "sequential", "-o", tmp_path / "mlp",
                 *extra)

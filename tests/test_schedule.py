@@ -341,6 +341,34 @@ def test_a_sequential_core_narrows_a_task_without_multipliers_where_luts_bind(ex
     assert "cap 0.05: dsp: needs 3, cap allows 2 (short by 1); raise" in r.stderr, r.stderr
 
 
+def test_max_lanes_folds_no_task_wider(exported, tmp_path):
+    """--max-lanes N: no task is folded wider than N lanes (VEC x PE x SIMD), where it has a
+    folding that narrow (else its narrowest); the schedule says so (its JSON's max_lanes, the
+    header line), and a design YAML takes the same key. maxpool on the U280 folds its pool 72
+    lanes wide (the DSP-free pool costs the datapath little; the activation memory's ports, which
+    the schedule does not price, grow with it)."""
+    g = pipeline.load(str(exported("maxpool")), {})
+    dev = load_device("u280")
+    free = schedule(g, dev, ScheduleOptions(mode="sequential"))
+    widths = lambda s: [t.folding.lanes for st in s.stages for t in st.tasks]    # noqa: E731
+    assert max(widths(free)) > 16 and free.max_lanes is None, widths(free)
+    for n in (16, 4, 1):
+        s = schedule(g, dev, ScheduleOptions(mode="sequential", max_lanes=n))
+        assert max(widths(s)) <= n and s.max_lanes == n and s.to_json()["max_lanes"] == n, widths(s)
+        assert s.total_cycles >= free.total_cycles
+    r = run_cli("schedule", exported("maxpool"), "--device", "u280", "--max-lanes", "8", "--json", tmp_path / "s.json")
+    assert r.returncode == 0 and "tasks folded 8 lanes wide at most (--max-lanes)" in r.stdout, r.stderr
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert doc["max_lanes"] == 8 and all(t["vec"] * t["pe"] * t["simd"] <= 8 for st in doc["stages"] for t in st["tasks"])
+    design = tmp_path / "d.yaml"
+    design.write_text(f"name: d\nmodel: {exported('maxpool')}\ndevice: u280\nmax_lanes: 4\n")
+    b = run_cli("build", design, "-o", tmp_path / "prj")
+    assert b.returncode == 0 and json.loads((tmp_path / "prj" / "report.json").read_text())["max_lanes"] == 4, b.stderr
+    design.write_text(f"name: d\nmodel: {exported('maxpool')}\ndevice: u280\nmax_lanes: wide\n")
+    b = run_cli("build", design, "-o", tmp_path / "bad")
+    assert b.returncode == 2 and "field 'max_lanes' must be a whole number, got 'wide'" in b.stderr and not (tmp_path / "bad").exists(), b.stderr
+
+
 def test_schedule_is_deterministic(exported):
     g1 = pipeline.load(str(exported("shuffle_block")), {})
     g2 = pipeline.load(str(exported("shuffle_block")), {})
@@ -440,6 +468,7 @@ def test_schedule_cli_compare_modes(exported, tmp_path):
     (["--clock", "0"], "clock"),
     (["--batch", "0"], "batch"),
     (["--plot", "x.svg"], ".png"),
+    (["--max-lanes", "0"], "--max-lanes 0 must be a whole number of lanes"),
 ])
 def test_schedule_cli_bad_options(exported, tmp_path, args, needle):
     r = run_cli("schedule", exported("mlp_w4"), "--device", "kv260", *args, cwd=tmp_path)

@@ -137,6 +137,7 @@ class ScheduleOptions:
     scratch_fraction: float = 0.25           # of the capped on-chip memory, for all on-chip tensors together
     folding: Tuple[Tuple[str, Tuple[int, int, int]], ...] = ()   # fixed foldings (validation)
     stages: str = ""                          # a fixed segmentation, e.g. "S3 D7" (the reports' notation)
+    max_lanes: Optional[int] = None          # no task folded wider than this many lanes (VEC x PE x SIMD)
 
     def check(self):
         if self.mode not in MODES:
@@ -154,6 +155,8 @@ class ScheduleOptions:
         check_io(self.io)
         if self.port_bits is not None and not port_bits_ok(self.port_bits):
             raise HlsgenError(f"port width {self.port_bits} bits: use a multiple of 8 up to 1024")
+        if self.max_lanes is not None and (not isinstance(self.max_lanes, int) or self.max_lanes < 1):
+            raise HlsgenError(f"--max-lanes {self.max_lanes} must be a whole number of lanes, at least 1")
         if self.stages:
             self.segmentation()
             if self.mode != "auto":
@@ -234,6 +237,8 @@ class Problem:
             else:
                 k = len(self.options)
                 ol = pareto_options(nest, device)
+                if opts.max_lanes:      # the narrowest option where none is as narrow
+                    ol = [o for o in ol if o.folding.lanes <= opts.max_lanes] or [min(ol, key=lambda o: o.folding.lanes)]
                 if nest.multiply and self.weight_read_bits[k] != float("inf"):
                     ol = self._banked(k, nest, ol)
                 self.options.append(ol)
@@ -953,7 +958,7 @@ class Problem:
                         stages=stages, total_cycles=int(total),
                         offchip_bytes=sum(s.offchip_bytes for s in stages) + self.io_bytes,
                         resources=self.emitted([s[3] for s in segs]), budget=self.budget, weights_resident=self.resident,
-                        macs=sum(self.macs), search=search, port_bits=self.opts.port_bits,
+                        macs=sum(self.macs), search=search, port_bits=self.opts.port_bits, max_lanes=self.opts.max_lanes,
                         stream_in_cycles=self.stream_in, stream_out_cycles=self.stream_out,
                         control_cycles=KERNEL_CONTROL_CYCLES,
                         io_offchip_tensors=tuple(n for n in dict.fromkeys(list(self.g.inputs) + list(self.g.outputs))
