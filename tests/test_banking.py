@@ -96,6 +96,10 @@ def test_banks_are_priced_as_synthesis_maps_them():
     assert cost(4, 18, False) == {"dsp": 0, "bram18": 0, "uram": 0, "lut": 24, "ff": 36}     # 3 RAM32M16
     assert cost(64, 18, False)["lut"] == 36 and cost(96, 18, False)["lut"] == 72          # RAM64X1D, RAM128X1D
     assert cost(128, 18, False) == storage(128 * 18, 18, dev).as_dict()                   # beyond LUT RAM's bits
+    # unless asked for (hlsgen_bank_mem's LUTRAM): RAM128X1D at any depth, never with two writes
+    assert banking.bank_cost(128, 18, False, dev, lutram=True).as_dict() == {"dsp": 0, "bram18": 0, "uram": 0,
+                                                                               "lut": 2 * 18 * 2, "ff": 36}
+    assert banking.bank_cost(128, 18, True, dev, lutram=True) == banking.bank_cost(128, 18, True, dev)
 
 
 def test_two_clients_at_once_take_a_bank_each():
@@ -356,3 +360,30 @@ def test_the_routing_fit_is_the_fit_of_its_points():
     assert (x["nr"], x["pr"], x["pw"], sum(x["read_fanin"]), sum(x["write_fanin"])) == (18, 18 * 4, 0, 18 * 4, 0)
     assert (y["nr"], y["pr"], y["pw"], y["write_fanin"]) == (0, 0, 4, [1, 1, 1, 1])
     assert x["depth"] == by_region(p)["x"]["depth"] and x["sb"] == 8
+
+
+def test_banks_move_into_lut_ram_where_the_device_has_too_few_block_rams():
+    """banking._fit_block_ram: where the banks' block RAMs are more than the device has, regions
+    written through one port move into LUT RAM (hlsgen_bank_mem's LUTRAM), the fewest LUT sites a
+    block RAM saved first; any the rest can do without goes back; a region with true dual-port
+    banks never moves; and where even all would not make the rest fit, none moves."""
+    from types import SimpleNamespace
+
+    def region(name, banks, depth, bram, tdp=0):
+        return {"region": name, "banks": banks, "copies": 1, "depth": depth, "word_bits": 9, "two_write_banks": tdp,
+                "bank_storage": {"dsp": 0, "bram18": bram, "uram": 0, "lut": 0, "ff": 0}}
+
+    def fit(have, regions):
+        got = banking._fit_block_ram(regions, SimpleNamespace(bram18=have))
+        return got["moved"], sum(r["bank_storage"]["bram18"] for r in regions), sum(r["bank_storage"]["lut"] for r in regions)
+
+    # 30 blocks for 20: the 16 shallow banks (72 LUT sites a block) before the 8 deep ones (144);
+    # the two single blocks (72 each) come first, then go back, as the 16 alone save enough
+    small = [region("a", 1, 256, 1), region("b", 1, 256, 1)]
+    moved, bram, lut = fit(20, small + [region("deep", 8, 512, 8), region("wide", 16, 256, 16), region("tdp", 4, 512, 4, 4)])
+    assert moved == ["wide"] and bram == 14 and lut == 16 * 2 * 9 * 4, (moved, bram, lut)
+    # within the device: nothing moves
+    assert fit(40, [region("wide", 16, 256, 16)])[0] == []
+    # only the true dual-port region could not move, and it alone is over: nothing moves
+    moved, bram, lut = fit(3, [region("tdp", 4, 512, 4, 4), region("a", 1, 256, 1)])
+    assert moved == [] and bram == 5 and lut == 0

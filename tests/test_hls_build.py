@@ -330,7 +330,8 @@ def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not
     memory's, and hints at the options the user gave that would make it fit. maxpool's capped
     activation memory is registers and LUT RAM (the small FPGA's 20% has 4 block RAMs), with
     routing the schedule does not price: its pool, whose datapath is cheap, is folded 72 lanes
-    wide. mlp_w4's capped core streams 70 rows of weights, each lane's copy in LUT RAM: its RTL
+    wide. Where the banks would take more block RAMs than the device has, the regions written
+    through one port move into LUT RAM (demo_cnn, capped). mlp_w4's capped core streams 70 rows of weights, each lane's copy in LUT RAM: its RTL
     fits (stop 44's table, one copy read by every lane and written a slice at a run-time
     offset, took 12,864 LUT RAM sites and did not); since stop 46 a note says that it takes more
     than the --resource-cap the schedule kept to."""
@@ -372,15 +373,29 @@ def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not
         in w.stderr, w.stderr
     assert "hint: with --port-bits 64 --max-lanes 16 the RTL as modeled fits: " in w.stderr, w.stderr
     assert first["rtl_fit_steered"] is None and "steered" not in (tmp_path / "mpw" / "report.md").read_text()
-    # demo_cnn, capped: nothing tried fits (narrower tasks fit its LUTs, not its 20 block RAMs);
-    # the first schedule is built, with the warning and a note of what was tried
+    # demo_cnn, capped: with 64-bit ports and narrower tasks its LUTs fit, but its banks would
+    # take 30 BRAM18 of the 20 (deeper banks, fewer of them): one region's 16 banks move into LUT
+    # RAM (hlsgen_bank_mem's LUTRAM) and it fits
     d = run_cli("build", exported("demo_cnn", "qcdq"), "--device", device, "--mode", "sequential", "-o",
                 tmp_path / "demo", *extra)
-    assert d.returncode == 0 and report(tmp_path / "demo")["rtl_fit_steered"] is None, d.stderr
-    assert ("note: nothing the build tried fits (--port-bits 64 to 128, --max-lanes 1 to 32 (then the tasks' widths "
-            "above the first that fits), --port-bits 64 with --max-lanes 1 to 32)") in d.stderr, d.stderr
+    rep = report(tmp_path / "demo")
+    assert d.returncode == 0 and rep["rtl_synthesis_model"]["fits"], d.stderr
+    assert rep["rtl_fit_steered"]["setting"].startswith("--port-bits 64 --max-lanes "), rep["rtl_fit_steered"]
+    plan = json.loads((tmp_path / "demo" / "sim" / "design.json").read_text())["synth"]["act_mem"]["banking"]
+    moved = [r for r in plan["regions"] if r["lutram"]]
+    assert plan["lutram"]["bram18_before"] > 20 >= plan["storage"]["bram18"] and len(moved) == 1, plan["lutram"]
+    assert moved[0]["bank_storage"]["bram18"] == 0 and moved[0]["bank_storage"]["lut"] > 0, moved[0]
+    assert (tmp_path / "demo" / "rtl" / "hlsgen_top_mem.sv").read_text().count(".LUTRAM(1)") == 1
+    assert "in LUT RAM where synthesis would build block RAM" in (tmp_path / "demo" / "report.md").read_text()
+    # shuffle_block, capped: nothing tried fits (at 64-bit ports and 1 lane, 12,234 LUT); the
+    # first schedule is built, with the warning and a note of what was tried
+    d = run_cli("build", exported("shuffle_block", "qcdq"), "--device", device, "--mode", "sequential", "-o",
+                tmp_path / "shuffle", *extra)
+    assert d.returncode == 0 and report(tmp_path / "shuffle")["rtl_fit_steered"] is None, d.stderr
+    assert ("note: nothing the build tried fits (--port-bits 64 to 128, --max-lanes 1 to 64 (then the tasks' widths "
+            "above the first that fits), --port-bits 64 with --max-lanes 1 to 64)") in d.stderr, d.stderr
     assert "warning: the RTL as modeled does not fit small" in d.stderr and "hint:" not in d.stderr, d.stderr
-    assert "--port-bits 64 --max-lanes 1: " in d.stderr and "does not fit (BRAM18 " in d.stderr, d.stderr
+    assert "--port-bits 64 --max-lanes 1: " in d.stderr and "does not fit (LUT " in d.stderr, d.stderr
     # gap_linear at a cap of 0.3 (given): at 128-bit ports (fewer banks for their beats) it fits;
     # the build takes them, and is the build with --port-bits 128
     g = run_cli("build", exported("gap_linear", "qcdq"), "--device", device, "--mode", "sequential", "-o",

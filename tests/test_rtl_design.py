@@ -231,10 +231,11 @@ def test_streamed_weights_come_from_off_chip_memory(exported, tmp_path):
     assert r.returncode != 0 and not res["passed"] and res["mismatches"] > 0, res
 
 
-@pytest.mark.parametrize("net, mode", [("shuffle_block", "auto"), ("maxpool", "sequential")])
+@pytest.mark.parametrize("net, mode", [("shuffle_block", "auto"), ("maxpool", "sequential"), ("demo_cnn", "sequential")])
 def test_rtl_lint_clean_for_a_design(exported, tmp_path, net, mode):
-    """Verilator's -Wall lint of a whole design: shuffle_block's (every kind of word), and
-    maxpool's one core whose conv reads once for its PE lanes and whose pool per lane (SSH)."""
+    """Verilator's -Wall lint of a whole design: shuffle_block's (every kind of word),
+    maxpool's one core whose conv reads once for its PE lanes and whose pool per lane (SSH), and
+    demo_cnn's, whose banks of one region are asked to be LUT RAM (LUTRAM)."""
     sys.path.insert(0, str(ROOT / "sim"))
     from hlsgen_sim.runner import verilator_env
 
@@ -242,6 +243,8 @@ def test_rtl_lint_clean_for_a_design(exported, tmp_path, net, mode):
     assert b.returncode == 0
     if net == "maxpool":
         assert [c["core_params"]["SSH"] for c in json.loads((out / "sim" / "design.json").read_text())["synth"]["cores"]] == [1]
+    if net == "demo_cnn":
+        assert ".LUTRAM(1)" in (out / "rtl" / "hlsgen_top_mem.sv").read_text()
     sources = [f"rtl/{s}" for s in json.loads((out / "sim" / "design.json").read_text())["sources"]]
     assert "rtl/hlsgen_word_pkg.sv" in sources and sources[-1] == "rtl/hlsgen_top.sv"
     r = subprocess.run(["verilator", "--lint-only", "-Wall", "--top-module", "hlsgen_top", *sources], cwd=out,

@@ -414,8 +414,9 @@ def test_bank_mem_loop_and_generate_give_the_same_outputs(tmp_path, share, rb):
 
 
 # regions of 2 banks (each read port and each write port reaching both) that synthesis maps to
-# each kind of storage: (C, H, W, LBC, write ports, TWO_WRITES, SB) and the storage expected
+# each kind of storage: (C, H, W, LBC, write ports, TWO_WRITES, SB[, LUTRAM]) and the storage expected
 BANK_SYNTH = {
+    "lut-ram-asked": ((1, 1, 512, 0, 1, 0, 9, 1), "RAM256X1D"),        # 256 words: block RAM unless LUTRAM
     "block-ram": ((4, 16, 16, 1, 1, 0, 18), "2 RAMB18E2"),              # 512 words a bank
     "two-writes-block-ram": ((1, 1, 32, 0, 2, 1, 9), "2 RAMB18E2"),     # 16 words, a true dual port
     "two-writes-registers": ((1, 1, 16, 0, 2, 1, 9), "registers"),      # 8 words: below a block RAM's worth
@@ -428,7 +429,8 @@ BANK_SYNTH = {
 def test_bank_mem_synthesizes_to_the_modeled_storage(tmp_path, case):
     """Yosys (synth_xilinx -family xcup, slang) maps hlsgen_bank_mem's banks to the storage the
     bank planner prices them at (banking.bank_cost, what report.md's activation memory section
-    gives): block RAM, registers or LUT RAM sites exactly, flip-flops within 3 (the registered
+    gives): block RAM, registers or LUT RAM sites exactly (LUT RAM too where the plan asks for it,
+    LUTRAM, though synthesis would build block RAM), flip-flops within 3 (the registered
     words of both ports, the read ports' registers), and no DSP for the in-bank addresses. The
     routing's LUTs are a fit (banking.ROUTE_FIT, on benchmarks/bank_fit_points.json: five designs'
     regions and these five probes): within 75% here, where the fit gives these probes -14% to +68%
@@ -438,15 +440,15 @@ def test_bank_mem_synthesizes_to_the_modeled_storage(tmp_path, case):
     _sim()
     from hlsgen_sim.yosys import resources, yosys_cells
     from hlsgen.backends.rtl.act_mem import route_params
-    (c, h, w, lbc, nw, two, sb), kind = BANK_SYNTH[case]
+    (c, h, w, lbc, nw, two, sb, *lutram), kind = BANK_SYNTH[case]
     p = {"C": c, "H": h, "W": w, "LBC": lbc, "LBW": 1 - lbc, "NR": 1, "NW": nw, "TWO_WRITES": two, "SB": sb,
-         "CB": max(1, (max(c, h, w) - 1).bit_length())}
+         "CB": max(1, (max(c, h, w) - 1).bit_length()), "LUTRAM": int(bool(lutram and lutram[0]))}
     p.update(route_params([[0, 1]], [[0, 1]] * nw, 2))
     cells = yosys_cells(tmp_path, [RTL / "hlsgen_bank_mem.sv"], "hlsgen_bank_mem", p, timeout=600, frontend="slang")
     got = resources(cells)
     depth = c * h * w // 2
     tdp = bool(two) and nw >= 2                  # both write ports reach both banks
-    bank = banking.bank_cost(depth, sb, tdp, load_device("ultra96v2")).times(2)
+    bank = banking.bank_cost(depth, sb, tdp, load_device("ultra96v2"), lutram=bool(p["LUTRAM"])).times(2)
     logic = banking.route_logic({"nr": 1, "pr": 2, "pw": 2 * nw, "depth": depth, "sb": sb,
                                  "register_bits": 2 * depth * sb * banking.in_registers(depth, tdp)}, 2)
     assert (got["BRAM18"], got["LUTRAM"]) == (bank.bram18, bank.lut), (kind, cells, bank)

@@ -27,6 +27,9 @@
 // the banks hold RB bits, a write keeps wdata's low RB bits and a read gives its word
 // sign-extended to SB, which is the value written wherever that fits RB bits (the plan's
 // `word_bits`; every stored value is of its tensor's type).
+// LUTRAM = 1 asks synthesis for distributed RAM (ram_style "distributed") where it would build a
+// block RAM: the plan's `lutram`, set where the device's block RAMs would not hold the banks
+// (banking._fit_block_ram); only for banks written through one port (not TWO_WRITES).
 // Routes: which banks each port may reach (the build's routes, banking.py), given as lists
 // (RBP/RBL/RPP/RPL, WBP/...: below). Only routed (port, bank) pairs are built: every bank's port
 // selects among the ports routed to it, and every read port's data among its routed banks. Every
@@ -57,6 +60,9 @@ module hlsgen_bank_mem #(
     parameter int TWO_WRITES = 0,
     parameter int SHARE = 1,                 // reads of one word by several ports share a port (above)
     parameter int RB = SB,                   // a word's bits in the banks (above)
+    /* verilator lint_off UNUSEDPARAM */    // read by synthesis alone (an attribute Verilator ignores)
+    parameter int LUTRAM = 0,                // the banks in distributed RAM (above)
+    /* verilator lint_on UNUSEDPARAM */
     // the routes as lists (hlsgen/backends/rtl/act_mem.py's route_params writes them), LB bits an
     // entry (as few as its largest entry needs): by bank, where bank b's ports start in RBL (RBP,
     // NB + 1 entries) and the ports routed to it (RBL); by port, where port k's banks start in RPL
@@ -263,7 +269,7 @@ module hlsgen_bank_mem #(
         logic [DB-1:0] aad, bad;
         assign aad = a_addr[b];
         assign bad = b_addr[b];
-        logic [RB-1:0] m[D];
+        (* ram_style = LUTRAM != 0 ? "distributed" : "auto" *) logic [RB-1:0] m[D];
         logic [RB-1:0] qa_r, qb_r;
         initial begin                        // the region's image, the words of this bank
             for (int i = 0; i < D; i++) m[i] = '0;

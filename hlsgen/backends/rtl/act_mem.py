@@ -96,7 +96,8 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
                          "TWO_WRITES": int(bool(lanes["w"]) and bool(reg["two_writes"])),
                          # its reads' port sharing and its words' bits: the plan's (banking.plan)
                          "SHARE": int(reg["shared_reads"]), "RB": int(reg["word_bits"]),
-                         "FILE": file})
+                         # distributed RAM where the device's block RAMs would not hold the banks
+                         "LUTRAM": int(bool(reg.get("lutram"))), "FILE": file})
     # a port that is a lane of one memory alone needs no region compare on its data path: every
     # access it makes is in that memory's region, or `conflict` fails the simulation (and the
     # addresses come from the configuration words, not from the data, so a simulation that
@@ -108,7 +109,8 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
     for m in mems:
         m["params"] = {"SB": int(amem["SB"]), **{k: m[k] for k in ("N", "C", "H", "W", "LBC", "LBH", "LBW", "KWH", "KCH", "KCW")},
                        "NR": max(1, len(m["reads"])), "NW": max(1, len(m["writes"])), "CB": cb,
-                       "TWO_WRITES": m["TWO_WRITES"], "SHARE": m["SHARE"], "RB": m["RB"], **m["routes"]}
+                       "TWO_WRITES": m["TWO_WRITES"], "SHARE": m["SHARE"], "RB": m["RB"], "LUTRAM": m["LUTRAM"],
+                       **m["routes"]}
     return {"mems": mems, "images": images, "CB": cb}
 
 

@@ -103,8 +103,10 @@ def in_registers(depth: int, two_writes: bool) -> bool:
     return depth < TDP_REG_DEPTH if two_writes else depth <= REG_DEPTH
 
 
-def bank_cost(depth: int, sb: int, two_writes: bool, device) -> Resources:
-    """One bank of `depth` words of `sb` bits as synthesis builds it (the rules above)."""
+def bank_cost(depth: int, sb: int, two_writes: bool, device, lutram: bool = False) -> Resources:
+    """One bank of `depth` words of `sb` bits as synthesis builds it (the rules above); with
+    `lutram` (hlsgen_bank_mem's LUTRAM: ram_style "distributed"), a bank written through one port
+    is distributed RAM at any depth."""
     bits = depth * sb
     if bits <= 0:
         return Resources()
@@ -113,7 +115,7 @@ def bank_cost(depth: int, sb: int, two_writes: bool, device) -> Resources:
     if two_writes:
         st = storage(bits, sb, device)
         return st if st.uram else Resources(bram18=bram18_blocks(bits, sb))
-    if bits <= LUTRAM_MAX_BITS:
+    if bits <= LUTRAM_MAX_BITS or lutram:
         sites = 8 * -(-sb // 8) if depth <= 32 else 2 * sb * -(-depth // 64)
         return Resources(lut=sites, ff=2 * sb)
     return storage(bits, sb, device)
@@ -672,6 +674,7 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
                                        for o in priced],
                      "whole_storage": storage(reg.sizes[r] * sb, 64, device).as_dict()})
         out.append(best)
+    lutram = _fit_block_ram(out, device)
     total = lambda key: {k: sum(o[key][k] for o in out) for k in ("dsp", "bram18", "uram", "lut", "ff")}  # noqa: E731
     return {"figures": "planned from the configuration words (not simulated, not synthesized): per region of the "
                        "activation memory, banks by coordinates (c mod Bc, h mod Bh, w mod Bw) of its dimensions or of "
@@ -683,7 +686,46 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
             "words": sum(o["banks"] * max(1, o["copies"]) * o["depth"] for o in out),
             "region_words": sum(o["size"] for o in out), "storage": total("bank_storage"),
             "logic": total("logic"),
-            "whole_storage": total("whole_storage"), "regions": out}
+            "whole_storage": total("whole_storage"), "regions": out, "lutram": lutram}
+
+
+def _fit_block_ram(out: List[Dict], device) -> Dict:
+    """Where the banks' block RAMs are more than the device has, the regions whose banks are all
+    written through one port move into distributed RAM (hlsgen_bank_mem's LUTRAM), those with the
+    fewest LUT sites a block RAM saved first, until the rest fit (then any of them the rest can
+    do without goes back, the most LUTs first); where even all of them would
+    not make the rest fit, none moves (the design does not fit either way, and LUT RAM would
+    only take LUTs). Each moved region's `lutram` is set and its bank_storage repriced; returns
+    what was done, for the reports."""
+    for o in out:
+        o["lutram"] = False
+    have = device.bram18
+    used = sum(o["bank_storage"]["bram18"] for o in out)
+    if used <= have:
+        return {"moved": [], "bram18_before": used, "bram18_device": have}
+    cands = []
+    for o in out:
+        st = o["bank_storage"]
+        if st["bram18"] and not st["uram"] and not o["two_write_banks"]:
+            dist = bank_cost(o["depth"], o["word_bits"], False, device, lutram=True).times(o["banks"] * max(1, o["copies"]))
+            cands.append((dist.lut / st["bram18"], o, dist))
+    cands.sort(key=lambda c: c[0])
+    need, moved = used - have, []
+    for _, o, dist in cands:
+        if need <= 0:
+            break
+        need -= o["bank_storage"]["bram18"]
+        moved.append((o, dist))
+    if need > 0:
+        return {"moved": [], "bram18_before": used, "bram18_device": have}
+    # then back into block RAM, the most LUTs first, each the rest can do without
+    for o, dist in sorted(moved, key=lambda m: -m[1].lut):
+        if need + o["bank_storage"]["bram18"] <= 0:
+            need += o["bank_storage"]["bram18"]
+            moved.remove((o, dist))
+    for o, dist in moved:
+        o["lutram"], o["bank_storage"] = True, dist.as_dict()
+    return {"moved": [o["region"] for o, _ in moved], "bram18_before": used, "bram18_device": have}
 
 
 def _priced(pat: _Patterns, reg: _Regions, r: int, b: Shape, worst: int, allowed: int,

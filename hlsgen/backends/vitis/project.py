@@ -399,6 +399,12 @@ def _banks_md(b: Dict, device) -> List[str]:
              f"of LUT RAM), {st['ff']:,} FF (banks held in registers, and the registered words of LUT RAM); "
              f"where one memory per region, placed by the cost model's rule for a stored tensor (read 64 bits a "
              f"cycle), is {res(wh)}" + ("" if b["served"] else f". NOT SERVED: {unserved(b, _label)}"),
+             *([f"- in LUT RAM where synthesis would build block RAM (hlsgen_bank_mem's LUTRAM): the banks of "
+                f"{len(b['lutram']['moved'])} region" + "s" * (len(b["lutram"]["moved"]) != 1) +
+                f" ({', '.join(_label(n, 40) for n in b['lutram']['moved'])}), because the banks would take "
+                f"{b['lutram']['bram18_before']} BRAM18 where {device.name} has {b['lutram']['bram18_device']} "
+                f"(those with the fewest LUTs a block RAM saved; the rest stay block RAM)"]
+              if b.get("lutram", {}).get("moved") else []),
              f"- routing (each bank's port muxes, each read port's word among its banks, and where a client reads one "
              f"word through two of its ports in one cycle, the address compares by which they share a bank's port: "
              f"{sum(r['shared_reads'] for r in b['regions'])} of {len(b['regions'])} regions): "
@@ -425,7 +431,8 @@ def _banks_md(b: Dict, device) -> List[str]:
     for r in b["regions"]:
         lines.append(f"| {_label(r['region'], 40)} | {'x'.join(map(str, r['tensor_dims']))} | {shape_text(r)} | "
                      f"{r['banks']} x {max(1, r['copies'])} | {r['depth']} | {r['ports']} | {res(r['bank_storage'])}, "
-                     f"{r['bank_storage']['ff']:,} FF | {r['logic']['lut']:,} LUT, {r['logic']['ff']:,} FF |")
+                     f"{r['bank_storage']['ff']:,} FF{' (LUT RAM: LUTRAM)' if r.get('lutram') else ''} | "
+                     f"{r['logic']['lut']:,} LUT, {r['logic']['ff']:,} FF |")
     return lines
 
 
