@@ -88,6 +88,16 @@ module hlsgen_m_axi #(
     function automatic int beats_of(input int c);
         return int'(CH_BEATS[32 * c +: 32]);
     endfunction
+    function automatic int max_beats();
+        int m = 0;
+        for (int c = 0; c < NCH; c++) if (beats_of(c) > m) m = beats_of(c);
+        return m;
+    endfunction
+    // the state holds what it counts, not ints: a channel's beats (BB bits, beats_of(c) + MAXB
+    // included), a channel number (CHB), a write's responses awaited (PB); the ports stay int
+    localparam int BB = $clog2(max_beats() + MAXB + 1);
+    localparam int CHB = NCH > 1 ? $clog2(NCH) : 1;
+    localparam int PB = $clog2(QD + 2);
 
     assign AWID = '0; assign AWSIZE = SIZE; assign AWBURST = 2'b01; assign AWLOCK = '0; assign AWCACHE = 4'b0011;
     assign AWPROT = '0; assign AWQOS = '0; assign AWREGION = '0;
@@ -96,36 +106,38 @@ module hlsgen_m_axi #(
     assign RREADY = 1'b1;
     assign BREADY = 1'b1;
 
-    int nxt[NCH];                             // next beat to request / send
-    int got[NCH];                             // read: beats received
-    int pend[NCH];                            // write: responses awaited
+    logic [BB-1:0] nxt[NCH];                  // next beat to request / send
+    logic [BB-1:0] got[NCH];                  // read: beats received
+    logic [PB-1:0] pend[NCH];                 // write: responses awaited
     logic act[NCH];
 
     // ---------------------------------------------------------------- reads
-    int rq_ch[QD], rq_beat[QD];               // bursts in flight, oldest first
+    logic [CHB-1:0] rq_ch[QD];                // bursts in flight, oldest first
+    logic [BB-1:0] rq_beat[QD];
     int rq_head, rq_n, r_k;                   // r_k: beats of the oldest burst received
     int ar_pick;
     always_comb begin
         ar_pick = -1;
         for (int c = NCH - 1; c >= 0; c--)
-            if (act[c] && !CH_WRITE[c] && nxt[c] < beats_of(c)) ar_pick = c;
+            if (act[c] && !CH_WRITE[c] && int'(nxt[c]) < beats_of(c)) ar_pick = c;
     end
     assign rd_valid = RVALID;
-    assign rd_ch = rq_ch[rq_head];
-    assign rd_beat = rq_beat[rq_head] + r_k;
+    assign rd_ch = int'(rq_ch[rq_head]);
+    assign rd_beat = int'(rq_beat[rq_head]) + r_k;
     assign rd_data = RDATA;
 
     // ---------------------------------------------------------------- writes
     logic w_act, w_sent;                      // a burst is on W; all its beats are sent
-    int w_end;
-    int bq_ch[QD], bq_head, bq_n;             // channels of the write responses awaited
+    logic [BB-1:0] w_end;
+    logic [CHB-1:0] bq_ch[QD];                // channels of the write responses awaited
+    int bq_head, bq_n;
     int aw_pick;
     always_comb begin
         aw_pick = -1;
         for (int c = NCH - 1; c >= 0; c--)
-            if (act[c] && CH_WRITE[c] && nxt[c] < beats_of(c) && wr_ok[c]) aw_pick = c;
+            if (act[c] && CH_WRITE[c] && int'(nxt[c]) < beats_of(c) && wr_ok[c]) aw_pick = c;
         for (int c = 0; c < NCH; c++)
-            wr_last_beat[c] = (nxt[c] + MAXB < beats_of(c) ? nxt[c] + MAXB : beats_of(c)) - 1;
+            wr_last_beat[c] = (int'(nxt[c]) + MAXB < beats_of(c) ? int'(nxt[c]) + MAXB : beats_of(c)) - 1;
     end
     // the beat on W in the next cycle: a burst's first (when one starts), the next of this burst
     // (when this one is taken), or this one
@@ -134,13 +146,13 @@ module hlsgen_m_axi #(
         wr_beat_next = wr_beat;
         if (!w_act && aw_pick >= 0 && bq_n < QD) begin
             wr_ch_next = aw_pick;
-            wr_beat_next = nxt[aw_pick];
+            wr_beat_next = int'(nxt[aw_pick]);
         end else if (WVALID && WREADY && !WLAST) wr_beat_next = wr_beat + 1;
     end
     assign WVALID = w_act && !w_sent;
     assign WDATA = wr_data;
     assign WSTRB = wr_strb;
-    assign WLAST = wr_beat == w_end;
+    assign WLAST = wr_beat == int'(w_end);
 
     always_comb for (int c = 0; c < NCH; c++) busy[c] = act[c];
 
@@ -157,9 +169,9 @@ module hlsgen_m_axi #(
             bq_n <= 0;
             for (int c = 0; c < NCH; c++) begin
                 act[c] <= 1'b0;
-                nxt[c] <= 0;
-                got[c] <= 0;
-                pend[c] <= 0;
+                nxt[c] <= '0;
+                got[c] <= '0;
+                pend[c] <= '0;
             end
         end else begin
             automatic int rq_n_next = rq_n;
@@ -167,19 +179,19 @@ module hlsgen_m_axi #(
             // read requests: one burst per accepted AR, while fewer than QD are in flight
             if (ARVALID && ARREADY) ARVALID <= 1'b0;
             if ((!ARVALID || ARREADY) && ar_pick >= 0 && rq_n < QD) begin
-                automatic int len = beats_of(ar_pick) - nxt[ar_pick] < MAXB ? beats_of(ar_pick) - nxt[ar_pick] : MAXB;
+                automatic int len = beats_of(ar_pick) - int'(nxt[ar_pick]) < MAXB ? beats_of(ar_pick) - int'(nxt[ar_pick]) : MAXB;
                 ARVALID <= 1'b1;
                 ARADDR <= addr[ar_pick] + 64'(nxt[ar_pick]) * 64'(BYTES);
                 ARLEN <= 8'(len - 1);
-                rq_ch[(rq_head + rq_n) % QD] <= ar_pick;
+                rq_ch[(rq_head + rq_n) % QD] <= CHB'(ar_pick);
                 rq_beat[(rq_head + rq_n) % QD] <= nxt[ar_pick];
                 rq_n_next++;
-                nxt[ar_pick] <= nxt[ar_pick] + len;
+                nxt[ar_pick] <= BB'(int'(nxt[ar_pick]) + len);
             end
             // read data: to the chip as it comes
             if (RVALID) begin
-                got[rq_ch[rq_head]] <= got[rq_ch[rq_head]] + 1;
-                if (got[rq_ch[rq_head]] + 1 == beats_of(rq_ch[rq_head])) act[rq_ch[rq_head]] <= 1'b0;
+                got[rq_ch[rq_head]] <= got[rq_ch[rq_head]] + 1'b1;
+                if (int'(got[rq_ch[rq_head]]) + 1 == beats_of(int'(rq_ch[rq_head]))) act[rq_ch[rq_head]] <= 1'b0;
                 if (RLAST) begin
                     r_k <= 0;
                     rq_head <= (rq_head + 1) % QD;
@@ -196,26 +208,26 @@ module hlsgen_m_axi #(
                 w_sent <= 1'b0;
             end
             if (!w_act && aw_pick >= 0 && bq_n < QD) begin
-                automatic int len = beats_of(aw_pick) - nxt[aw_pick] < MAXB ? beats_of(aw_pick) - nxt[aw_pick] : MAXB;
+                automatic int len = beats_of(aw_pick) - int'(nxt[aw_pick]) < MAXB ? beats_of(aw_pick) - int'(nxt[aw_pick]) : MAXB;
                 AWVALID <= 1'b1;
                 AWADDR <= addr[aw_pick] + 64'(nxt[aw_pick]) * 64'(BYTES);
                 AWLEN <= 8'(len - 1);
                 w_act <= 1'b1;
                 w_sent <= 1'b0;
-                w_end <= nxt[aw_pick] + len - 1;
-                nxt[aw_pick] <= nxt[aw_pick] + len;
-                pend[aw_pick] <= pend[aw_pick] + 1;
-                bq_ch[(bq_head + bq_n) % QD] <= aw_pick;
+                w_end <= BB'(int'(nxt[aw_pick]) + len - 1);
+                nxt[aw_pick] <= BB'(int'(nxt[aw_pick]) + len);
+                pend[aw_pick] <= pend[aw_pick] + 1'b1;
+                bq_ch[(bq_head + bq_n) % QD] <= CHB'(aw_pick);
                 bq_n_next++;
             end
             // write responses: a channel is done when all its beats are sent and answered
             if (BVALID) begin
-                automatic int c = bq_ch[bq_head];
-                automatic int left = pend[c] - 1 + ((!w_act && aw_pick == c && bq_n < QD) ? 1 : 0);
-                pend[c] <= left;
+                automatic int c = int'(bq_ch[bq_head]);
+                automatic int left = int'(pend[c]) - 1 + ((!w_act && aw_pick == c && bq_n < QD) ? 1 : 0);
+                pend[c] <= PB'(left);
                 bq_head <= (bq_head + 1) % QD;
                 bq_n_next--;
-                if (left == 0 && nxt[c] >= beats_of(c) && !(w_act && wr_ch == c)) act[c] <= 1'b0;
+                if (left == 0 && int'(nxt[c]) >= beats_of(c) && !(w_act && wr_ch == c)) act[c] <= 1'b0;
             end
             rq_n <= rq_n_next;
             bq_n <= bq_n_next;
@@ -223,9 +235,9 @@ module hlsgen_m_axi #(
             for (int c = 0; c < NCH; c++) begin
                 if (go[c]) begin
                     act[c] <= beats_of(c) > 0;
-                    nxt[c] <= 0;
-                    got[c] <= 0;
-                    pend[c] <= 0;
+                    nxt[c] <= '0;
+                    got[c] <= '0;
+                    pend[c] <= '0;
                 end
             end
         end

@@ -67,7 +67,8 @@ class Channel:
     ctr: int = -1             # row counter published (read into memory) or watched (write)
     table: List[int] = field(default_factory=list)   # per beat: rows complete after it / needed before it
     word: int = 0             # the word whose start triggers the channel
-    tab: int = 0              # offset of `table` in dma.mem
+    tab: int = 0              # offset of `table` in all channels' tables, one after another
+    tab_bits: int = 0         # bits of its table's ROM (dma<k>.mem): its largest row count's
     c: int = 0                # a 4-D tensor is pixel-major (NHWC) off chip: its C and H*W (0: as on chip)
     hw: int = 0
 
