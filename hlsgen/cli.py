@@ -378,7 +378,8 @@ def cmd_build(a) -> int:
     if not syn["fits"]:
         print(f"warning: the RTL as modeled does not fit {device.name} ({_over(w, device)}): its cores whole take "
               f"{syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,} (storage, routing, "
-              f"decode), where the schedule's own figure, {s.resources.lut:,} LUT, prices the cores' datapaths, not "
+              f"decode)" + (f", its m_axi engines {syn['m_axi']['lut']:,}" if syn.get("m_axi", {}).get("lut") else "") +
+              f", where the schedule's own figure, {s.resources.lut:,} LUT, prices the cores' datapaths, not "
               f"their control nor the memory's routing ({out}/report.md, \"The RTL as synthesis builds it\"); a larger "
               "device, or a lower --resource-cap or --max-lanes for narrower cores, leaves room", file=sys.stderr)
         if free:

@@ -335,6 +335,22 @@ def test_the_core_fit_is_the_fit_of_its_points():
 
 
 
+def test_the_m_axi_fit_is_the_fit_of_its_points():
+    """offchip.M_AXI_FIT and M_AXI_FF_FIT (one m_axi bundle's engine, hlsgen_m_axi, as Yosys
+    builds it) are what benchmarks/m_axi_fit.py fits on benchmarks/m_axi_points.json, and the fit
+    prices every engine there within 10% (LUT and FF): engines of 1 to 16 channels, reading,
+    writing or both, of 64 to 512 data bits and 64 to 4,096 beats. test_rtl_modules.py
+    synthesizes one engine again and holds the model to it."""
+    from hlsgen.backends.rtl.offchip import M_AXI_FF_FIT, M_AXI_FIT
+    fit = _benchmark("m_axi_fit")
+    rows = fit.load()
+    assert fit.fit(rows) == {"lut": M_AXI_FIT, "ff": M_AXI_FF_FIT}
+    assert {r["channels"] for r in rows} >= {1, 16} and {r["data_bits"] for r in rows} >= {64, 512}
+    assert any(r["writes"] == 0 for r in rows) and any(0 < r["writes"] < r["channels"] for r in rows)
+    for r in rows:
+        assert abs(fit.price(r, M_AXI_FIT) / r["lut"] - 1) <= 0.10 and abs(fit.price(r, M_AXI_FF_FIT) / r["ff"] - 1) <= 0.10, r
+
+
 def test_the_routing_fit_is_the_fit_of_its_points():
     """banking.ROUTE_FIT is what benchmarks/bank_fit.py fits on benchmarks/bank_fit_points.json
     (synthesized regions), and that fit prices each design's routing within 35% in total when

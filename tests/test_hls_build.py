@@ -337,11 +337,12 @@ def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not
     than the --resource-cap the schedule kept to."""
     device, extra = TARGETS["capped"]
     # maxpool, the cap given (0.2): neither 64-bit ports nor tasks down to 1 lane fit alone; 64-bit
-    # ports with tasks of 16 lanes at most do, and that is the build with those two options
+    # ports with tasks of 4 lanes at most do, and of 6 (refined over the widths between 4 and 8),
+    # and that is the build with those two options
     out = tmp_path / "prj"
     r = run_cli("build", exported("maxpool", "qcdq"), "--device", device, "--mode", "sequential", "-o", out, *extra)
     f = run_cli("build", exported("maxpool", "qcdq"), "--device", device, "--mode", "sequential", "-o",
-                tmp_path / "mp16", *extra, "--port-bits", "64", "--max-lanes", "16")
+                tmp_path / "mp16", *extra, "--port-bits", "64", "--max-lanes", "6")
     w = run_cli("build", exported("maxpool", "qcdq"), "--device", device, "--mode", "sequential", "-o",
                 tmp_path / "mpw", *extra, "--rtl-fit", "warn")
     assert r.returncode == f.returncode == w.returncode == 0, r.stderr + f.stderr + w.stderr
@@ -350,20 +351,22 @@ def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not
     assert not syn["fits"] and syn["whole"]["lut"] > 12_000 > first["resources"]["lut"], syn
     assert max(t["vec"] * t["pe"] * t["simd"] for st in first["stages"] for t in st["tasks"]) == 72, first
     assert steered["rtl_fit_steered"] == {
-        "setting": "--port-bits 64 --max-lanes 16", "instead_of": "--port-bits 256, tasks up to 72 lanes",
+        "setting": "--port-bits 64 --max-lanes 6", "instead_of": "--port-bits 256, tasks up to 72 lanes",
         "first_cycles": first["total_cycles"], "first_lut": syn["whole"]["lut"],
         "first_share_of_device": syn["share_of_device"]["lut"],
         "why": "a narrower beat needs fewer banks in the activation memory, and moves fewer bytes a cycle; "
                "narrower tasks reach the activation memory through fewer ports"}, steered["rtl_fit_steered"]
     assert steered["rtl_synthesis_model"]["fits"] and given["rtl_fit_steered"] is None and "warning" not in r.stderr
-    assert steered["max_lanes"] == given["max_lanes"] == 16 and steered["port_bits"] == 64, steered
+    assert steered["max_lanes"] == given["max_lanes"] == 6 and steered["port_bits"] == 64, steered
     for name in ("hls/kernel.cpp", "rtl/hlsgen_top.sv", "rtl/hlsgen_top_mem.sv", "sim/design.json"):
         assert (out / name).read_bytes() == (tmp_path / "mp16" / name).read_bytes(), name
-    assert "tasks folded 16 lanes wide at most (--max-lanes)" in (out / "report.md").read_text()
+    assert "tasks folded 6 lanes wide at most (--max-lanes)" in (out / "report.md").read_text()
     tried = [line.split("]   ", 1)[1] for line in r.stderr.splitlines() if "]   --" in line]
-    # the one trial that fits: the widths between 16 and 32 that some folding has (24, 18) do not
-    assert tried[0].startswith("--port-bits 128: ") and \
-        [t.split(":")[0] for t in tried if "does not fit" not in t] == ["--port-bits 64 --max-lanes 16"], tried
+    # the trials that fit: 4 lanes, then 6 (of the widths between 4 and 8 that some folding has);
+    # at 16 lanes the RTL is 2% over, with the m_axi engine the model prices since stop 52
+    assert tried[0].startswith("--port-bits 128: ") and [t.split(":")[0] for t in tried if "does not fit" not in t] \
+        == ["--port-bits 64 --max-lanes 4", "--port-bits 64 --max-lanes 6"], tried
+    assert steered["rtl_synthesis_model"]["m_axi"]["bundles"] == 1 and steered["rtl_synthesis_model"]["m_axi"]["lut"] > 0
     assert "nothing fits along one way: trying --port-bits 64 with --max-lanes 1 to 64" in r.stderr, r.stderr
     assert "--max-lanes 1: " in r.stderr and ", does not fit (LUT " in r.stderr, r.stderr
     # --rtl-fit warn keeps the first, warns naming the cores' part and the memory's, and hints
@@ -371,7 +374,7 @@ def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not
     assert (f"warning: the RTL as modeled does not fit small (LUT {syn['whole']['lut']:,} of 12,000): its cores "
             f"whole take {syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,}") \
         in w.stderr, w.stderr
-    assert "hint: with --port-bits 64 --max-lanes 16 the RTL as modeled fits: " in w.stderr, w.stderr
+    assert "hint: with --port-bits 64 --max-lanes 6 the RTL as modeled fits: " in w.stderr, w.stderr
     assert first["rtl_fit_steered"] is None and "steered" not in (tmp_path / "mpw" / "report.md").read_text()
     # demo_cnn, capped: with 64-bit ports and narrower tasks its LUTs fit, but its banks would
     # take 30 BRAM18 of the 20 (deeper banks, fewer of them): one region's 16 banks move into LUT

@@ -458,6 +458,26 @@ def test_bank_mem_synthesizes_to_the_modeled_storage(tmp_path, case):
     assert abs(logic.lut - (got["LUT"] - got["LUTRAM"])) <= 0.75 * (got["LUT"] - got["LUTRAM"]), (cells, logic)
 
 
+def test_m_axi_synthesizes_as_modeled(tmp_path):
+    """hlsgen_m_axi as Yosys builds it (synth_xilinx -family xcup, slang) against the model the
+    build adds to the RTL's figures (offchip.m_axi_logic, fitted: benchmarks/m_axi_fit.py): an
+    engine of 6 channels, 2 of them writing, 128 data bits, up to 300 beats, not one of the fit's
+    points, within 15% (LUT and FF); no DSP48E2 (an address is a shift and an add)."""
+    from hlsgen.backends.rtl.offchip import MAXB, OUTST, m_axi_logic
+    _sim()
+    from hlsgen_sim.yosys import resources, yosys_cells
+    beats = [300, 40, 120, 7, 300, 64]
+    writes = [False, True, False, False, True, False]
+    p = {"DW": 128, "NCH": 6, "MAXB": MAXB, "OUTST": OUTST,
+         "CH_WRITE": "6'b" + "".join("1" if w else "0" for w in reversed(writes)),
+         "CH_BEATS": "192'h" + "".join(f"{b:08x}" for b in reversed(beats))}
+    cells = yosys_cells(tmp_path, [RTL / "hlsgen_m_axi.sv"], "hlsgen_m_axi", p, timeout=600, frontend="slang")
+    got = resources(cells)
+    model = m_axi_logic([{"channels": [{"write": w, "beats": b} for w, b in zip(writes, beats)]}])
+    assert abs(model["lut"] / got["LUT"] - 1) <= 0.15 and abs(model["ff"] / got["FF"] - 1) <= 0.15, (model, got)
+    assert "DSP48E2" not in cells, cells
+
+
 @pytest.mark.parametrize("memory", ["fast", "ddr"])
 def test_m_axi(tmp_path, memory):
     """hlsgen_m_axi against the testbench's off-chip memory: a memory that answers at once at a

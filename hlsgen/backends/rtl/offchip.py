@@ -33,6 +33,33 @@ MAXB = 16          # beats per burst (16 beats of 512 bits = 1 KiB: bursts never
 OUTST = 16         # read bursts in flight per bundle (covers 100 cycles of latency at full rate)
 ALIGN = 4096       # bytes: every off-chip array starts on a 4 KiB boundary
 
+# One bundle's engine (hlsgen_m_axi) as Yosys synth_xilinx builds it, LUT sites and FF: a fit
+# on the engines of benchmarks/m_axi_points.json (`benchmarks/m_axi_fit.py` synthesizes and
+# refits them, and prints each engine's error) over m_axi_inputs: its read path (where a channel
+# reads), its write path (where one writes), per channel, and per channel and bit of its beat
+# counters (BB).
+M_AXI_FIT = {"beat_bits": 6.16, "channels": 34.47, "reads": 160.88, "writes": 239.68}
+M_AXI_FF_FIT = {"beat_bits": 0.73, "channels": 21.23, "reads": 125.89, "writes": 194.92}
+
+
+def m_axi_inputs(channels: int, writes: int, beats) -> Dict[str, int]:
+    """What M_AXI_FIT prices, for an engine of `channels` channels, `writes` of them writing, of
+    these beats each (hlsgen_m_axi's BB: the bits of the most beats and a burst)."""
+    bb = (max(beats or [0]) + MAXB).bit_length()
+    return {"reads": int(channels > writes), "writes": int(writes > 0), "channels": channels,
+            "beat_bits": channels * bb}
+
+
+def m_axi_logic(bundles: List[Dict]) -> Dict[str, int]:
+    """The top's m_axi engines (one a bundle: the build's bundles, each with its channels), MODELED."""
+    lut = ff = 0.0
+    for b in bundles:
+        chans = b["channels"]
+        x = m_axi_inputs(len(chans), sum(1 for c in chans if c["write"]), [c["beats"] for c in chans])
+        lut += sum(M_AXI_FIT[k] * v for k, v in x.items())
+        ff += sum(M_AXI_FF_FIT[k] * v for k, v in x.items())
+    return {"lut": int(round(lut)), "ff": int(round(ff)), "bundles": len(bundles)}
+
 # the AXI4 master port of a bundle as Vitis HLS names it (m_axi_<bundle>_<NAME>): name, direction
 # from the kernel's side, width ("D": the data width, "S": its byte strobes)
 AXI_PORTS = [("AWVALID", "output", 1), ("AWREADY", "input", 1), ("AWADDR", "output", 64), ("AWID", "output", 1),

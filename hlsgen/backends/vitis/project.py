@@ -122,7 +122,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray],
         manifest["weights"] = {"file": "weights.bin", "words": int(kb.weight_image.size), "word_bits": kb.wcw,
                                "offsets": {name: off for name, off in kb.woff.items()}}
     files["data/manifest.json"] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
-    rtl, banks, cores = render_rtl(graph, sched, device, k, kb)
+    rtl, banks, cores, bundles = render_rtl(graph, sched, device, k, kb)
     files.update(rtl)
     report = sched.to_json(device)
     report["hlsgen_version"] = __version__
@@ -131,7 +131,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray],
     report["rtl_act_mem_banks"] = {key: banks[key] for key in ("figures", "served", "banks", "words", "region_words",
                                                                "storage", "logic", "decode", "whole_storage",
                                                                "paths", "full_paths")}
-    report["rtl_synthesis_model"] = rtl_synthesis_model(cores, banks, device)
+    report["rtl_synthesis_model"] = rtl_synthesis_model(cores, banks, device, bundles)
     report["rtl_fit_steered"] = rtl_fit
     files["report.json"] = (json.dumps(report, indent=2, sort_keys=True) + "\n").encode()
     files["report.md"] = report_md(graph, sched, device, k, banks, report["rtl_synthesis_model"], rtl_fit).encode()
@@ -143,26 +143,30 @@ def share_text(share: float) -> str:
     return f"{share:.1%}" if 0.99 < share < 1.01 else f"{share:.0%}"
 
 
-def rtl_synthesis_model(cores: List[Dict], banks: Dict, device) -> Dict:
+def rtl_synthesis_model(cores: List[Dict], banks: Dict, device, bundles: List[Dict] = ()) -> Dict:
     """The RTL as synthesis builds it, MODELED: each core whole (the fit hlsgen.backends.rtl.core.
     CORE_FIT: control, address generation, tables and datapath) beside the cost model's datapath
     for it, the activation memory (its banks' storage, routing and decode: the bank plan's
-    model), and their sum beside the device. The top's own logic (stream ports, m_axi bundles,
-    AXI4-Lite control, row counters) is not modeled."""
+    model), the top's m_axi engines (offchip.M_AXI_FIT, one a bundle), and their sum beside the
+    device. The rest of the top's own logic (stream ports, AXI4-Lite control, stage sequencing,
+    row counters) is not modeled."""
+    from ..rtl.offchip import m_axi_logic
     mem = memory_model(banks)
+    mx = m_axi_logic(bundles)
     core_sum = {"dsp": sum(c["model"]["dsp"] for c in cores), "lut": sum(c["fitted"]["lut"] for c in cores),
                 "ff": sum(c["fitted"]["ff"] for c in cores)}
-    whole = {"dsp": core_sum["dsp"], "bram18": mem["bram18"], "uram": mem["uram"], "lut": core_sum["lut"] + mem["lut"],
-             "ff": core_sum["ff"] + mem["ff"]}
+    whole = {"dsp": core_sum["dsp"], "bram18": mem["bram18"], "uram": mem["uram"],
+             "lut": core_sum["lut"] + mem["lut"] + mx["lut"], "ff": core_sum["ff"] + mem["ff"] + mx["ff"]}
     have = {k: int(device.resource(k)) for k in whole}
     return {"figures": "MODELED: each core whole as Yosys synth_xilinx builds hlsgen_core (CORE_FIT, CORE_FF_FIT, "
                        "fitted on synthesized cores: benchmarks/core_fit.py), the activation memory as the bank plan "
-                       "prices it (benchmarks/bank_fit.py, benchmarks/decode_fit.py); the top's stream ports, m_axi "
-                       "bundles, AXI4-Lite control and row counters not counted; `make synth-yosys SCOPE=design` "
-                       "synthesizes all of it",
+                       "prices it (benchmarks/bank_fit.py, benchmarks/decode_fit.py), the top's m_axi engines "
+                       "(M_AXI_FIT, fitted on synthesized engines: benchmarks/m_axi_fit.py); the top's stream ports, "
+                       "AXI4-Lite control, stage sequencing and row counters not counted; `make synth-yosys "
+                       "SCOPE=design` synthesizes all of it",
             "cores": [{"index": c["index"], "stage": c["stage"], "tasks": c["what"], "datapath_model": c["model"],
                        "fitted": c["fitted"]} for c in cores],
-            "cores_total": core_sum, "memory": mem, "whole": whole,
+            "cores_total": core_sum, "memory": mem, "m_axi": mx, "whole": whole,
             "share_of_device": {k: (round(whole[k] / have[k], 4) if have[k] else None) for k in whole},
             "fits": all(whole[k] <= have[k] for k in whole)}
 
@@ -173,7 +177,8 @@ def memory_model(b: Dict) -> Dict[str, int]:
     return {k: b["storage"][k] + b["logic"][k] + b["decode"].get(k, 0) for k in ("bram18", "uram", "lut", "ff")}
 
 
-def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder) -> Tuple[Dict[str, bytes], Dict, List[Dict]]:
+def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
+               ) -> Tuple[Dict[str, bytes], Dict, List[Dict], List[Dict]]:
     """OUT/rtl (the core, its memory images, the top) and OUT/sim (the cocotb testbench), the
     banks planned for the activation memory (rtl/banking.py) and the cores (rtl/core.py), which
     the reports show."""
@@ -252,7 +257,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
               "tasks": [{"task": p.name, "op": p.op, "folding": p.folding.as_list(), "modeled": int(p.cycles),
                          "core": int(core["task_cycles"].get(p.name, 0))} for s in sched.stages for p in s.tasks]}
     files["sim/design.json"] = (json.dumps(design, indent=2, sort_keys=True) + "\n").encode()
-    return files, core["banking"], core["cores"]
+    return files, core["banking"], core["cores"], core["bundles"]
 
 
 def _synth_context(core: Dict, sched, device) -> Dict:
@@ -454,8 +459,11 @@ def _synthesis_md(m: Dict, device) -> List[str]:
     mem = m["memory"]
     lines += ["", f"- the cores: {m['cores_total']['dsp']} DSP48E2, {m['cores_total']['lut']:,} LUT, "
                   f"{m['cores_total']['ff']:,} FF; the activation memory: {mem['bram18']} BRAM18, {mem['uram']} URAM, "
-                  f"{mem['lut']:,} LUT, {mem['ff']:,} FF",
-              f"- **the RTL, without the top's stream ports, m_axi bundles and control: {w['lut']:,} LUT{pct('lut')}, "
+                  f"{mem['lut']:,} LUT, {mem['ff']:,} FF" + (
+                      f"; the top's m_axi engines ({m['m_axi']['bundles']}, one a bundle; fitted on synthesized "
+                      f"engines, benchmarks/m_axi_fit.py): {m['m_axi']['lut']:,} LUT, {m['m_axi']['ff']:,} FF"
+                      if m.get("m_axi", {}).get("bundles") else ""),
+              f"- **the RTL, without the top's stream ports, AXI4-Lite control and stage sequencing: {w['lut']:,} LUT{pct('lut')}, "
               f"{w['ff']:,} FF{pct('ff')}, {w['dsp']} DSP48E2{pct('dsp')}, {w['bram18']} BRAM18{pct('bram18')}, "
               f"{w['uram']} URAM{pct('uram')} of {device.name}**" +
               ("" if m["fits"] else ": it does NOT fit the device, though the schedule's datapaths may")]
