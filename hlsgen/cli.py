@@ -533,12 +533,12 @@ def _fitting_trial(g, s, device, values, opts, flags, say=None):
                         if finer is not None and finer[1]["fits"]:
                             setting, got = f"--resource-cap {c:g}", finer
                             break
-                elif fl[-1] == "--max-lanes":
+                elif fl[-1] == "--max-lanes":         # (its setting ends with the lanes)
                     for n in _lane_steps(g, device, trial, v, above):
-                        finer = attempt(setting.replace(f"--max-lanes {v}", f"--max-lanes {n}"),
-                                        dataclasses.replace(trial, max_lanes=n))
+                        narrower = f"{setting.rsplit(' ', 1)[0]} {n}"
+                        finer = attempt(narrower, dataclasses.replace(trial, max_lanes=n))
                         if finer is not None and finer[1]["fits"]:
-                            setting, got = setting.replace(f"--max-lanes {v}", f"--max-lanes {n}"), finer
+                            setting, got = narrower, finer
                             break
                 if best is None or got[0].total_cycles < best[1].total_cycles:
                     best = (setting, got[0], got[1], why)

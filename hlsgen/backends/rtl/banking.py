@@ -693,10 +693,10 @@ def _fit_block_ram(out: List[Dict], device) -> Dict:
     """Where the banks' block RAMs are more than the device has, the regions whose banks are all
     written through one port move into distributed RAM (hlsgen_bank_mem's LUTRAM), those with the
     fewest LUT sites a block RAM saved first, until the rest fit (then any of them the rest can
-    do without goes back, the most LUTs first); where even all of them would
-    not make the rest fit, none moves (the design does not fit either way, and LUT RAM would
-    only take LUTs). Each moved region's `lutram` is set and its bank_storage repriced; returns
-    what was done, for the reports."""
+    do without goes back, the most LUTs first); where even all of them would not make the rest
+    fit, none moves (the design does not fit either way, and LUT RAM would only take LUTs).
+    Each moved region's `lutram` is set and its bank_storage repriced; returns what was done,
+    for the reports."""
     for o in out:
         o["lutram"] = False
     have = device.bram18

@@ -864,12 +864,9 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
 def _dma_context(channels: List[offchip.Channel], pointers: List[Dict], outdir: Path, wb: int, dw: int) -> Dict:
     """The top's m_axi bundles and channels (offchip.py), and dma<k>.mem: channel k's per-beat row
     table (a staging read's or a write's; a weight read has none), each a ROM of its own, as wide
-    as its largest row count: one ROM of every channel's table, 32 bits a word, read by every
-    channel at its own offset, took Yosys 3,149 LUT of the capped demo_cnn's top (stop 52)."""
-    tab: List[int] = []
+    as its largest row count (until stop 52 one ROM of 32-bit words held every channel's table,
+    each read at its channel's offset: 84 LUT more in the capped demo_cnn's top, by Yosys)."""
     for k, ch in enumerate(channels):
-        ch.tab = len(tab)
-        tab += ch.table
         if ch.what != "weights":
             if len(ch.table) != ch.beats:
                 raise ValueError(f"channel {k} ({ch.what} of {ch.task}): {len(ch.table)} rows in its table for "
@@ -882,7 +879,7 @@ def _dma_context(channels: List[offchip.Channel], pointers: List[Dict], outdir: 
         bundles.append({"name": name, "channels": [dict(vars(ch), beats=ch.beats, index=channels.index(ch), local=k,
                                                         task_label=label(ch.task, 40)) for k, ch in enumerate(mine)]})
     cores = sorted({ch.core for ch in channels if ch.what == "weights"})
-    return {"bundles": bundles, "pointers": pointers, "dma_words": max(1, len(tab)),
+    return {"bundles": bundles, "pointers": pointers,
             "channels": [dict(vars(ch), beats=ch.beats, index=k) for k, ch in enumerate(channels)],
             "weight_cores": cores, "wb": wb,
             "axi_ports": offchip.AXI_PORTS, "dw": dw, "maxb": offchip.MAXB, "outst": offchip.OUTST,

@@ -60,6 +60,7 @@ def m_axi_logic(bundles: List[Dict]) -> Dict[str, int]:
         ff += sum(M_AXI_FF_FIT[k] * v for k, v in x.items())
     return {"lut": int(round(lut)), "ff": int(round(ff)), "bundles": len(bundles)}
 
+
 # the AXI4 master port of a bundle as Vitis HLS names it (m_axi_<bundle>_<NAME>): name, direction
 # from the kernel's side, width ("D": the data width, "S": its byte strobes)
 AXI_PORTS = [("AWVALID", "output", 1), ("AWREADY", "input", 1), ("AWADDR", "output", 64), ("AWID", "output", 1),
@@ -94,7 +95,6 @@ class Channel:
     ctr: int = -1             # row counter published (read into memory) or watched (write)
     table: List[int] = field(default_factory=list)   # per beat: rows complete after it / needed before it
     word: int = 0             # the word whose start triggers the channel
-    tab: int = 0              # offset of `table` in all channels' tables, one after another
     tab_bits: int = 0         # bits of its table's ROM (dma<k>.mem): its largest row count's
     c: int = 0                # a 4-D tensor is pixel-major (NHWC) off chip: its C and H*W (0: as on chip)
     hw: int = 0
