@@ -63,7 +63,10 @@ def test_csim_bit_exact(exported, tmp_path, net, mode, target):
     # alone (the schedule's model), and the memory, beside the device
     syn = report(out)["rtl_synthesis_model"]
     assert all(c["fitted"]["lut"] > c["datapath_model"]["lut"] for c in syn["cores"]), syn["cores"]
-    assert syn["whole"]["lut"] == sum(c["fitted"]["lut"] for c in syn["cores"]) + syn["memory"]["lut"]
+    assert syn["whole"]["lut"] == sum(c["fitted"]["lut"] for c in syn["cores"]) + syn["memory"]["lut"] + syn["m_axi"]["lut"]
+    # the m_axi engines (one a bundle) priced where the design has bundles, and only there
+    bundles = json.loads((out / "sim" / "design.json").read_text())["bundles"]
+    assert syn["m_axi"]["bundles"] == len(bundles) and (syn["m_axi"]["lut"] > 0) == bool(bundles), syn["m_axi"]
     assert "## The RTL as synthesis builds it (MODELED" in (out / "report.md").read_text()
     if mode != "auto":
         assert modes == [mode]

@@ -269,7 +269,8 @@ module hlsgen_bank_mem #(
         logic [DB-1:0] aad, bad;
         assign aad = a_addr[b];
         assign bad = b_addr[b];
-        (* ram_style = LUTRAM != 0 ? "distributed" : "auto" *) logic [RB-1:0] m[D];
+        (* ram_style = LUTRAM != 0 ? "distributed" : "auto" *)
+        logic [RB-1:0] m[D];
         logic [RB-1:0] qa_r, qb_r;
         initial begin                        // the region's image, the words of this bank
             for (int i = 0; i < D; i++) m[i] = '0;
