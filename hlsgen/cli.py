@@ -383,7 +383,8 @@ def cmd_build(a) -> int:
               f"their control nor the memory's routing ({out}/report.md, \"The RTL as synthesis builds it\"); a larger "
               "device, or a lower --resource-cap or --max-lanes for narrower cores, leaves room", file=sys.stderr)
         if free:
-            print(f"note: nothing the build tried fits ({', '.join(_tried(s, opts, free, pairs=True))})", file=sys.stderr)
+            print(f"note: nothing the build tried fits ({', '.join(_tried(s, opts, free, pairs=True, refined=False))})",
+                  file=sys.stderr)
         best = _fitting_trial(g, s, device, values, opts, [f for f, _ in STEER_FLAGS if f not in free])
         if best is not None:
             setting, t, tsyn, why = best
@@ -448,9 +449,10 @@ def _ways(s, opts, flags, pairs=False):
     return [w for w in ways if w[0][0] in flags]
 
 
-def _tried(s, opts, flags, pairs=False) -> list:
+def _tried(s, opts, flags, pairs=False, refined=True) -> list:
     """What the ways of `flags` try, a range each (for the progress lines and the notes); with
-    `pairs`, also what is tried where none of them alone fits."""
+    `pairs`, also what is tried where none of them alone fits; with `refined`, how a setting
+    that fits is refined (not said where nothing fit)."""
     out = []
     for fl, trials, _ in _ways(s, opts, flags) + (_ways(s, opts, flags, pairs=True) if pairs else []):
         if not trials:
@@ -459,8 +461,9 @@ def _tried(s, opts, flags, pairs=False) -> list:
         text = f"{fl[-1]} {lo:g} to {hi:g}" if len(trials) > 1 else trials[0][0]
         if len(fl) > 1:
             text = f"{trials[0][0].rsplit(' --', 1)[0]} with {text}"
-        out.append(text + {("--resource-cap",): " (then in steps of 0.01 above the first that fits)",
-                           ("--max-lanes",): " (then the tasks' widths above the first that fits)"}.get(fl, ""))
+        out.append(text + ({("--resource-cap",): " (then in steps of 0.01 above the first that fits)",
+                            ("--max-lanes",): " (then the tasks' widths above the first that fits)"}.get(fl, "")
+                           if refined else ""))
     return out
 
 
