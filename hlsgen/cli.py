@@ -5,12 +5,13 @@ import argparse
 import json
 import sys
 import time
+from typing import Callable, NamedTuple, Optional, Tuple
 
 import numpy as np
 
 from . import __version__
 from .errors import HlsgenError
-from .schedule.scheduler import check_io
+from .schedule.scheduler import check_io, folding_widths
 
 
 def _io_arg(value: str) -> str:
@@ -355,8 +356,8 @@ def cmd_build(a) -> int:
                 f"{', '.join(_tried(s, opts, free))}")
         best = _fitting_trial(g, s, device, values, opts, free, say=lambda m: step(5, f"  {m}"))
         if best is not None:
-            setting, t, tsyn, why = best
-            steer = {"setting": setting, "instead_of": _instead_of(s, opts, setting), "why": why,
+            setting, t, tsyn, why, way = best
+            steer = {"setting": setting, "instead_of": _instead_of(s, opts, way), "why": why,
                      "first_cycles": int(s.total_cycles), "first_lut": syn["whole"]["lut"],
                      "first_share_of_device": syn["share_of_device"]["lut"]}
             step(5, f"steered to {setting} ({tsyn['whole']['lut']:,} LUT, {t.total_cycles:,} cycles): rendering it")
@@ -378,7 +379,7 @@ def cmd_build(a) -> int:
     if not syn["fits"]:
         print(f"warning: the RTL as modeled does not fit {device.name} ({_over(w, device)}): its cores whole take "
               f"{syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,} (storage, routing, "
-              f"decode)" + (f", its m_axi engines {syn['m_axi']['lut']:,}" if syn.get("m_axi", {}).get("lut") else "") +
+              f"decode)" + (f", its m_axi engines {syn['m_axi']['lut']:,}" if syn["m_axi"]["lut"] else "") +
               f", where the schedule's own figure, {s.resources.lut:,} LUT, prices the cores' datapaths, not "
               f"their control nor the memory's routing ({out}/report.md, \"The RTL as synthesis builds it\"); a larger "
               "device, or a lower --resource-cap or --max-lanes for narrower cores, leaves room", file=sys.stderr)
@@ -387,7 +388,7 @@ def cmd_build(a) -> int:
                   file=sys.stderr)
         best = _fitting_trial(g, s, device, values, opts, [f for f, _ in STEER_FLAGS if f not in free])
         if best is not None:
-            setting, t, tsyn, why = best
+            setting, t, tsyn, why, _ = best
             print(f"hint: with {setting} the RTL as modeled fits: {tsyn['whole']['lut']:,} LUT "
                   f"({share_text(tsyn['share_of_device']['lut'])}) of {device.name}, at {t.total_cycles:,} cycles where this "
                   f"build takes {s.total_cycles:,} (MODELED; {why})", file=sys.stderr)
@@ -416,9 +417,46 @@ def _widest(s) -> int:
     return max(t.folding.lanes for st in s.stages for t in st.tasks)
 
 
-def _ways(s, opts, flags, pairs=False):
-    """The ways toward an RTL that fits, each (its flags, its trials least given up first as
-    (setting, value, options), why), along the options of `flags`:
+class _Way(NamedTuple):
+    """A way toward an RTL that fits: option `flag` at `values` (least given up first), on top of
+    `fixed` (an option and its value held along the way, or None); `start` is the first
+    schedule's own value; `options(v)` the schedule options of value v."""
+    flag: str
+    values: list
+    start: float
+    options: Callable
+    why: str
+    fixed: Optional[Tuple[str, int]] = None
+
+    def setting(self, v) -> str:
+        return (f"{self.fixed[0]} {self.fixed[1]} " if self.fixed else "") + f"{self.flag} {v:g}"
+
+    def tried(self, refined: bool) -> str:
+        """The values it tries, as a range (for the progress lines and the notes); with `refined`,
+        how a value that fits is refined."""
+        lo, hi = self.values[-1], self.values[0]
+        text = f"{self.flag} {lo:g} to {hi:g}" if len(self.values) > 1 else f"{self.flag} {hi:g}"
+        if refined and not self.fixed:
+            text += {"--resource-cap": " (then in steps of 0.01 above the first that fits)",
+                     "--max-lanes": " (then the tasks' widths above the first that fits)"}.get(self.flag, "")
+        return f"{self.fixed[0]} {self.fixed[1]} with {text}" if self.fixed else text
+
+    def finer(self, g, device, v, above) -> list:
+        """The values between v (which fits) and `above` (the last that did not) to try, the least
+        given up first: a cap in steps of 0.01, because the RTL as modeled is not steady with the
+        cap; lanes over the widths some task's foldings have (at most 8, spread evenly)."""
+        if self.flag == "--resource-cap":
+            return [round(above - 0.01 * k, 2) for k in range(1, round((above - v) * 100))]
+        if self.flag == "--max-lanes":
+            widths = sorted((w for w in folding_widths(g, device, self.options(v)) if v < w < above), reverse=True)
+            if len(widths) > 8:
+                widths = [widths[round(k * (len(widths) - 1) / 7)] for k in range(8)]
+            return widths
+        return []
+
+
+def _ways(s, opts, flags, pairs=False) -> list:
+    """The ways toward an RTL that fits (_Way), along the options of `flags`:
     - narrower AXI ports, halving down to 64 bits: every word of a stream's or an m_axi
       channel's beat is a lane of the activation memory, so a narrower beat needs fewer banks
       and routes, at the price of slower transfers;
@@ -437,63 +475,36 @@ def _ways(s, opts, flags, pairs=False):
     why_bits = "a narrower beat needs fewer banks in the activation memory, and moves fewer bytes a cycle"
     why_lanes = "narrower tasks reach the activation memory through fewer ports"
     if pairs:
-        if "--port-bits" not in flags or "--max-lanes" not in flags or not bits:
+        if "--port-bits" not in flags or "--max-lanes" not in flags or not bits or not lanes:
             return []
-        return [(("--port-bits", "--max-lanes"),
-                 [(f"--port-bits {bits[-1]} --max-lanes {n}", n, dataclasses.replace(opts, port_bits=bits[-1], max_lanes=n))
-                  for n in lanes], f"{why_bits}; {why_lanes}")]
-    ways = [(("--port-bits",), [(f"--port-bits {b}", b, dataclasses.replace(opts, port_bits=b)) for b in bits], why_bits),
-            (("--resource-cap",), [(f"--resource-cap {c:g}", c, dataclasses.replace(opts, resource_cap=c)) for c in caps],
-             "narrower cores reach the activation memory through fewer ports"),
-            (("--max-lanes",), [(f"--max-lanes {n}", n, dataclasses.replace(opts, max_lanes=n)) for n in lanes], why_lanes)]
-    return [w for w in ways if w[0][0] in flags]
+        return [_Way("--max-lanes", lanes, wide, lambda n: dataclasses.replace(opts, port_bits=bits[-1], max_lanes=n),
+                     f"{why_bits}; {why_lanes}", fixed=("--port-bits", bits[-1]))]
+    ways = [_Way("--port-bits", bits, s.port_bits, lambda b: dataclasses.replace(opts, port_bits=b), why_bits),
+            _Way("--resource-cap", caps, opts.resource_cap, lambda c: dataclasses.replace(opts, resource_cap=c),
+                 "narrower cores reach the activation memory through fewer ports"),
+            _Way("--max-lanes", lanes, wide, lambda n: dataclasses.replace(opts, max_lanes=n), why_lanes)]
+    return [w for w in ways if w.flag in flags and w.values]
 
 
 def _tried(s, opts, flags, pairs=False, refined=True) -> list:
-    """What the ways of `flags` try, a range each (for the progress lines and the notes); with
-    `pairs`, also what is tried where none of them alone fits; with `refined`, how a setting
-    that fits is refined (not said where nothing fit)."""
-    out = []
-    for fl, trials, _ in _ways(s, opts, flags) + (_ways(s, opts, flags, pairs=True) if pairs else []):
-        if not trials:
-            continue
-        lo, hi = trials[-1][1], trials[0][1]
-        text = f"{fl[-1]} {lo:g} to {hi:g}" if len(trials) > 1 else trials[0][0]
-        if len(fl) > 1:
-            text = f"{trials[0][0].rsplit(' --', 1)[0]} with {text}"
-        out.append(text + ({("--resource-cap",): " (then in steps of 0.01 above the first that fits)",
-                            ("--max-lanes",): " (then the tasks' widths above the first that fits)"}.get(fl, "")
-                           if refined else ""))
-    return out
+    """What the ways of `flags` try (with `pairs`, also what is tried where none of them alone
+    fits); with `refined`, how a setting that fits is refined (not said where nothing fit)."""
+    return [w.tried(refined) for w in _ways(s, opts, flags) + (_ways(s, opts, flags, pairs=True) if pairs else [])]
 
 
-def _instead_of(s, opts, setting: str) -> str:
-    """What the first schedule had where the steered one has `setting`."""
+def _instead_of(s, opts, way: _Way) -> str:
+    """What the first schedule had where the one steered along `way` has its setting."""
     was = {"--port-bits": f"--port-bits {s.port_bits}", "--resource-cap": f"--resource-cap {opts.resource_cap:g}",
            "--max-lanes": f"tasks up to {_widest(s)} lanes"}
-    return ", ".join(was[w] for w in setting.split() if w in was)
-
-
-def _lane_steps(g, device, opts, lo: int, hi: int, most: int = 8) -> list:
-    """The widths between lo and hi (both excluded) that some task's foldings have, widest
-    first, at most `most` of them spread evenly: a --max-lanes that fits is refined over them."""
-    import dataclasses
-    from .schedule.scheduler import Problem
-    widths = sorted({o.folding.lanes for ol in Problem(g, device, dataclasses.replace(opts, max_lanes=None)).options
-                     for o in ol if lo < o.folding.lanes < hi}, reverse=True)
-    if len(widths) > most:
-        widths = [widths[round(k * (len(widths) - 1) / (most - 1))] for k in range(most)]
-    return widths
+    return ", ".join(was[f] for f in ((way.fixed or [None])[0], way.flag) if f)
 
 
 def _fitting_trial(g, s, device, values, opts, flags, say=None):
     """The fastest schedule along the ways of `flags` (_ways) whose RTL as modeled fits, each
-    rendered in memory (MODELED): (setting, schedule, its rtl_synthesis_model, why), or None
-    where none does. Along each way, the first setting that fits (the least given up); a cap
-    is then refined in steps of 0.01 between it and the last that did not fit, because the RTL
-    as modeled is not steady with the cap. Where no way alone fits, the pairs of ways
-    (_ways(pairs=True)). `say` hears each trial's outcome."""
-    import dataclasses
+    rendered in memory (MODELED): (setting, schedule, its rtl_synthesis_model, why, way), or
+    None where none does. Along each way, the first value that fits (the least given up), then
+    refined between it and the last that did not fit (_Way.finer). Where no way alone fits, the
+    pairs of ways (_ways(pairs=True)). `say` hears each trial's outcome."""
     from .backends.vitis.project import render, share_text
     from .schedule import schedule
     say = say or (lambda msg: None)
@@ -520,31 +531,23 @@ def _fitting_trial(g, s, device, values, opts, flags, say=None):
         if best is not None or not ways:
             break
         if pairs:
-            say(f"nothing fits along one way: trying {', '.join(_tried(s, opts, flags, pairs=True)[-len(ways):])}")
-        for fl, trials, why in ways:
-            above = opts.resource_cap if fl == ("--resource-cap",) else _widest(s)   # the last that does not fit
-            for setting, v, trial in trials:
-                got = attempt(setting, trial)
+            say(f"nothing fits along one way: trying {', '.join(w.tried(True) for w in ways)}")
+        for way in ways:
+            above = way.start                  # the last value that does not fit
+            for v in way.values:
+                got = attempt(way.setting(v), way.options(v))
                 if got is None:
                     break
                 if not got[1]["fits"]:
                     above = v
                     continue
-                if fl == ("--resource-cap",):
-                    for c in (round(above - 0.01 * k, 2) for k in range(1, round((above - v) * 100))):
-                        finer = attempt(f"--resource-cap {c:g}", dataclasses.replace(opts, resource_cap=c))
-                        if finer is not None and finer[1]["fits"]:
-                            setting, got = f"--resource-cap {c:g}", finer
-                            break
-                elif fl[-1] == "--max-lanes":         # (its setting ends with the lanes)
-                    for n in _lane_steps(g, device, trial, v, above):
-                        narrower = f"{setting.rsplit(' ', 1)[0]} {n}"
-                        finer = attempt(narrower, dataclasses.replace(trial, max_lanes=n))
-                        if finer is not None and finer[1]["fits"]:
-                            setting, got = narrower, finer
-                            break
+                for n in way.finer(g, device, v, above):
+                    finer = attempt(way.setting(n), way.options(n))
+                    if finer is not None and finer[1]["fits"]:
+                        v, got = n, finer
+                        break
                 if best is None or got[0].total_cycles < best[1].total_cycles:
-                    best = (setting, got[0], got[1], why)
+                    best = (way.setting(v), got[0], got[1], way.why, way)
                 break
     return best
 

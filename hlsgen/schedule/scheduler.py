@@ -1111,6 +1111,13 @@ def _dp(prob: Problem):
     return segs[::-1], evaluated, pruned, worst_short
 
 
+def folding_widths(graph: Graph, device: Device, opts: ScheduleOptions) -> Set[int]:
+    """The lanes (VEC x PE x SIMD) of every folding some task may take under `opts` but for its
+    --max-lanes (the widths between which a lane limit changes a schedule)."""
+    prob = Problem(graph, device, replace(opts, max_lanes=None))
+    return {o.folding.lanes for ol in prob.options for o in ol}
+
+
 def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptions()) -> Schedule:
     """Schedule `graph` on `device`. Deterministic: same inputs, same schedule."""
     prob = Problem(graph, device, opts)

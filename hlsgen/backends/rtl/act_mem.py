@@ -97,7 +97,7 @@ def bank_memory(amem: Dict, plan: Dict, image: List[int]) -> Dict:
                          # its reads' port sharing and its words' bits: the plan's (banking.plan)
                          "SHARE": int(reg["shared_reads"]), "RB": int(reg["word_bits"]),
                          # distributed RAM where the device's block RAMs would not hold the banks
-                         "LUTRAM": int(bool(reg.get("lutram"))), "FILE": file})
+                         "LUTRAM": int(reg["lutram"]), "FILE": file})
     # a port that is a lane of one memory alone needs no region compare on its data path: every
     # access it makes is in that memory's region, or `conflict` fails the simulation (and the
     # addresses come from the configuration words, not from the data, so a simulation that

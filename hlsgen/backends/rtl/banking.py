@@ -662,6 +662,7 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
         best = _cheapest(priced, device)
         codes = pat.patterns(r, best["view_index"])
         best.update({"region": name, "base": reg.bases[r], "size": reg.sizes[r], "word_bits": rb, "shared_reads": share,
+                     "lutram": False,      # (_fit_block_ram below moves regions into LUT RAM)
                      "ports": ports, "writers": writers, "copies": copies,
                      "copy_of": _copies(pat, r, copies) if copies > 1 else {},
                      "served": bool(best["worst"] <= best["allowed"] and copies > 0),
@@ -697,8 +698,6 @@ def _fit_block_ram(out: List[Dict], device) -> Dict:
     fit, none moves (the design does not fit either way, and LUT RAM would only take LUTs).
     Each moved region's `lutram` is set and its bank_storage repriced; returns what was done,
     for the reports."""
-    for o in out:
-        o["lutram"] = False
     have = device.bram18
     used = sum(o["bank_storage"]["bram18"] for o in out)
     if used <= have:

@@ -95,7 +95,7 @@ class Channel:
     ctr: int = -1             # row counter published (read into memory) or watched (write)
     table: List[int] = field(default_factory=list)   # per beat: rows complete after it / needed before it
     word: int = 0             # the word whose start triggers the channel
-    tab_bits: int = 0         # bits of its table's ROM (dma<k>.mem): its largest row count's
+    tab_bits: int = 0         # bits of its table's ROM (dma<k>.mem): its largest row count's (0: no table)
     c: int = 0                # a 4-D tensor is pixel-major (NHWC) off chip: its C and H*W (0: as on chip)
     hw: int = 0
 

@@ -409,7 +409,7 @@ def _banks_md(b: Dict, device) -> List[str]:
                 f" ({', '.join(_label(n, 40) for n in b['lutram']['moved'])}), because the banks would take "
                 f"{b['lutram']['bram18_before']} BRAM18 where {device.name} has {b['lutram']['bram18_device']} "
                 f"(those with the fewest LUTs a block RAM saved; the rest stay block RAM)"]
-              if b.get("lutram", {}).get("moved") else []),
+              if b["lutram"]["moved"] else []),
              f"- routing (each bank's port muxes, each read port's word among its banks, and where a client reads one "
              f"word through two of its ports in one cycle, the address compares by which they share a bank's port: "
              f"{sum(r['shared_reads'] for r in b['regions'])} of {len(b['regions'])} regions): "
@@ -436,7 +436,7 @@ def _banks_md(b: Dict, device) -> List[str]:
     for r in b["regions"]:
         lines.append(f"| {_label(r['region'], 40)} | {'x'.join(map(str, r['tensor_dims']))} | {shape_text(r)} | "
                      f"{r['banks']} x {max(1, r['copies'])} | {r['depth']} | {r['ports']} | {res(r['bank_storage'])}, "
-                     f"{r['bank_storage']['ff']:,} FF{' (LUT RAM: LUTRAM)' if r.get('lutram') else ''} | "
+                     f"{r['bank_storage']['ff']:,} FF{' (LUT RAM: LUTRAM)' if r['lutram'] else ''} | "
                      f"{r['logic']['lut']:,} LUT, {r['logic']['ff']:,} FF |")
     return lines
 
@@ -462,7 +462,7 @@ def _synthesis_md(m: Dict, device) -> List[str]:
                   f"{mem['lut']:,} LUT, {mem['ff']:,} FF" + (
                       f"; the top's m_axi engines ({m['m_axi']['bundles']}, one a bundle; fitted on synthesized "
                       f"engines, benchmarks/m_axi_fit.py): {m['m_axi']['lut']:,} LUT, {m['m_axi']['ff']:,} FF"
-                      if m.get("m_axi", {}).get("bundles") else ""),
+                      if m["m_axi"]["bundles"] else ""),
               f"- **the RTL, without the top's stream ports, AXI4-Lite control and stage sequencing: {w['lut']:,} LUT{pct('lut')}, "
               f"{w['ff']:,} FF{pct('ff')}, {w['dsp']} DSP48E2{pct('dsp')}, {w['bram18']} BRAM18{pct('bram18')}, "
               f"{w['uram']} URAM{pct('uram')} of {device.name}**" +
