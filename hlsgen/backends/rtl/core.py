@@ -876,8 +876,15 @@ def _dma_context(channels: List[offchip.Channel], pointers: List[Dict], outdir: 
     bundles = []
     for name in sorted({ch.bundle for ch in channels}, key=lambda b: int(b[4:])):
         mine = [ch for ch in channels if ch.bundle == name]
+        # the top's bundle b<j> (its j-th), its channel k's on-chip offsets (offchip.onchip_form)
+        var = f"b{len(bundles)}_wr_beat_next", f"b{len(bundles)}_rd_beat"
         bundles.append({"name": name, "channels": [dict(vars(ch), beats=ch.beats, index=channels.index(ch), local=k,
-                                                        task_label=label(ch.task, 40)) for k, ch in enumerate(mine)]})
+                                                        task_label=label(ch.task, 40),
+                                                        onchip=offchip.onchip_sv(
+                                                            offchip.onchip_form(ch.c, ch.hw, ch.count, ch.beat),
+                                                            var[0] if ch.write else var[1], f"b{len(bundles)}_c{k}",
+                                                            ch.beats))
+                                                   for k, ch in enumerate(mine)]})
     cores = sorted({ch.core for ch in channels if ch.what == "weights"})
     return {"bundles": bundles, "pointers": pointers,
             "channels": [dict(vars(ch), beats=ch.beats, index=k) for k, ch in enumerate(channels)],

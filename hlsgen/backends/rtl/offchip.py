@@ -21,6 +21,7 @@ task's transfers with its compute.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List
 
@@ -102,6 +103,67 @@ class Channel:
     @property
     def beats(self) -> int:
         return -(-self.count // self.beat)
+
+
+def onchip_form(c: int, hw: int, count: int, beat: int) -> Dict:
+    """How the top computes the on-chip (NCHW) offset of element e of beat b of a channel whose
+    tensor (`count` elements) is pixel-major off chip (C = c channels, hw pixels an image; c = 0:
+    the same order on chip), so that it divides once a beat, in as few bits as the beat numbers
+    need, or not at all, where x = b * beat + e divided and took remainders per element (32-bit
+    dividers: 1,968 LUT of the capped maxpool's top, C = 8, H x W = 144; stop 53).
+
+    Returns {"per_beat": [(name, divided, op, divisor)], "element": expression}: signals computed
+    once a beat from b (or an earlier signal), op "/" or "%", and the element's offset from b, e
+    and them. Division is written DIV: "/" in SystemVerilog, "//" in Python (`onchip_eval`).
+    - c = 0: b * beat + e;
+    - a pixel a beat (C = beat) of one image: e x hw + b;
+    - a beat within one pixel's channels (C a multiple of the beat, k = C / beat beats a pixel):
+      pixel q = b / k, channel group r = b % k; per image n = q / hw, p = q % hw
+      (one image: q itself);
+    - whole pixels a beat (the beat a multiple of C, m = beat / C pixels) and whole beats an
+      image (hw a multiple of m): image n = b / (hw / m), its first pixel (b % (hw / m)) x m;
+    - else per element, as onchip_index: x / (C hw), x % C and (x / C) % hw."""
+    if not c:
+        return {"per_beat": [], "element": f"b * {beat} + e"}
+    images = count // (c * hw)
+    if count % (c * hw):
+        images = 0                                    # (not whole images: per element)
+    if c == beat and images == 1:                      # a pixel a beat
+        return {"per_beat": [], "element": f"e * {hw} + b"}
+    if c % beat == 0 and images:
+        k = c // beat
+        steps = [("q", "b", "/", k), ("r", "b", "%", k)]
+        if images > 1:
+            steps += [("n", "q", "/", hw), ("p", "q", "%", hw)]
+            return {"per_beat": steps, "element": f"n * {c * hw} + r * {beat * hw} + e * {hw} + p"}
+        return {"per_beat": steps, "element": f"r * {beat * hw} + e * {hw} + q"}
+    if beat % c == 0 and hw % (beat // c) == 0 and images:
+        m = beat // c
+        if images > 1:
+            return {"per_beat": [("n", "b", "/", hw // m), ("r", "b", "%", hw // m)],
+                    "element": f"n * {c * hw} + (e % {c}) * {hw} + r * {m} + e DIV {c}"}
+        return {"per_beat": [], "element": f"(e % {c}) * {hw} + b * {m} + e DIV {c}"}
+    x = f"(b * {beat} + e)"
+    return {"per_beat": [], "element": f"({x} DIV {c * hw}) * {c * hw} + ({x} % {c}) * {hw} + ({x} DIV {c}) % {hw}"}
+
+
+def onchip_eval(form: Dict, b: int, e: int) -> int:
+    """onchip_form's offset of element e of beat b, computed as the top computes it."""
+    env = {"b": b, "e": e}
+    for name, arg, op, k in form["per_beat"]:
+        env[name] = env[arg] // k if op == "/" else env[arg] % k
+    return int(eval(form["element"].replace("DIV", "//"), {"__builtins__": {}}, env))
+
+
+def onchip_sv(form: Dict, beat_var: str, prefix: str, beats: int) -> Dict:
+    """onchip_form in SystemVerilog for the top (templates/rtl/top.sv.j2): the once-a-beat
+    signals, prefix_<name>, each as wide as the beat numbers and its divisor need, as (signal,
+    its source, op, divisor, bits), and the element's offset (e: the beat's element loop)."""
+    names = {"b": beat_var, **{n: f"{prefix}_{n}" for n, _, _, _ in form["per_beat"]}}
+    bits = max(1, (beats - 1).bit_length())
+    steps = [(names[n], names[arg], op, k, max(bits, k.bit_length())) for n, arg, op, k in form["per_beat"]]
+    element = re.sub(r"\b([bqrnp])\b", lambda m: names[m.group(1)], form["element"]).replace("DIV", "/")
+    return {"steps": steps, "element": element}
 
 
 def onchip_index(ch: "Channel", count: int) -> np.ndarray:
