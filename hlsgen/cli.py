@@ -380,6 +380,7 @@ def cmd_build(a) -> int:
         print(f"warning: the RTL as modeled does not fit {device.name} ({_over(w, device)}): its cores whole take "
               f"{syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,} (storage, routing, "
               f"decode)" + (f", its m_axi engines {syn['m_axi']['lut']:,}" if syn["m_axi"]["lut"] else "") +
+              f", the rest of its top {syn['top']['lut']:,}" +
               f", where the schedule's own figure, {s.resources.lut:,} LUT, prices the cores' datapaths, not "
               f"their control nor the memory's routing ({out}/report.md, \"The RTL as synthesis builds it\"); a larger "
               "device, or a lower --resource-cap or --max-lanes for narrower cores, leaves room", file=sys.stderr)

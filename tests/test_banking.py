@@ -351,6 +351,28 @@ def test_the_m_axi_fit_is_the_fit_of_its_points():
         assert abs(fit.price(r, M_AXI_FIT) / r["lut"] - 1) <= 0.10 and abs(fit.price(r, M_AXI_FF_FIT) / r["ff"] - 1) <= 0.10, r
 
 
+def test_the_top_fit_is_the_fit_of_its_points():
+    """top.TOP_FIT and TOP_FF_FIT (the top's own logic, hlsgen_top less its cores, memory and m_axi
+    engines, as Yosys builds it) are what benchmarks/top_fit.py fits on benchmarks/top_points.json:
+    designs with and without off-chip channels, with one core and with several. The own logic is
+    a difference of two syntheses (the top, flattened, less its cores alone), noisy by 100-200 LUT
+    (three designs of the same inputs: 349 to 491 LUT), so the fit prices each design's within 35%
+    or 200 LUT; the whole top (its cores as synthesized, its engines as modeled) within 10%.
+    test_rtl_synth.py synthesizes a design not among the points and holds the whole model to it."""
+    from hlsgen.backends.rtl.top import TOP_FF_FIT, TOP_FIT, top_logic
+    fit = _benchmark("top_fit")
+    points = fit.distinct(fit.load())
+    assert fit.fit(points) == {"lut": TOP_FIT, "ff": TOP_FF_FIT}
+    assert len(points) >= 10 and any(p["inputs"]["offset_bits"] > 0 for p in points)
+    assert any(p["inputs"]["table_luts"] > 0 for p in points) and any(p["inputs"]["table_luts"] == 0 for p in points)
+    assert len({p["inputs"]["counter_bits"] for p in points}) >= 5
+    for p in points:
+        m, own = top_logic(p["inputs"]), fit.own(p, "LUT")
+        assert abs(m["lut"] - own) <= max(200, 0.35 * own), (p["design"], m, own)
+        whole = p["cores"]["LUT"] + p["m_axi_model"]["lut"] + m["lut"]
+        assert abs(whole / p["top"]["LUT"] - 1) <= 0.10, (p["design"], whole, p["top"])
+
+
 def test_the_routing_fit_is_the_fit_of_its_points():
     """banking.ROUTE_FIT is what benchmarks/bank_fit.py fits on benchmarks/bank_fit_points.json
     (synthesized regions), and that fit prices each design's routing within 35% in total when

@@ -409,7 +409,7 @@ def synth_whole(out: Path):
     return 0, doc, (f"{line}. {mem_line[:1].upper()}{mem_line[1:]}. The whole design (SYNTHESIZED by Yosys, not placed): {pct} of the "
                     f"{dev['name']}{'' if doc['whole_design']['fits'] else ': it does NOT fit'}" +
                     f" (the build modeled {model['lut']:,} LUT, {doc['whole_design']['errors']['LUT']:+.0%}, and "
-                    f"{model['ff']:,} FF without the top's stream ports, control and row counters; its m_axi engines priced: report.md)")
+                    f"{model['ff']:,} FF: its cores, memory, m_axi engines and the rest of its top, each priced: report.md)")
 
 
 def main(argv=None) -> int:

@@ -626,6 +626,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     aligned = {c: not any(core_of[n] == c for n in streamed) for c in range(ncores)}
     wat: Dict[str, Tuple[int, int]] = {}     # task -> where its array starts: in st's WROM, in its core's
     what: Dict[int, List[str]] = {c: [] for c in range(ncores)}
+    publishes: Dict[int, set] = {c: set() for c in range(ncores)}    # the row counters each core's words publish
     # and its own tap table and requantization rows: its window words' taps, its tasks' rows (a
     # task's word fields TAP and RQ are offsets into its core's tables)
     taps: Dict[int, List[int]] = {c: [] for c in range(ncores)}
@@ -759,6 +760,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
                          "simd": simd})
         first_word.setdefault(t.name, (c, len(words[c]) // (len(f) + NX)))
         words[c] += f + [v for name, _ in RTL_FIELDS for v in extra[name]]
+        publishes[c].add(pid)
         if t.name not in what[c]:
             what[c].append(t.name)
     sb = st["sb"]
@@ -811,7 +813,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
         for param, name, values, bits in rq_tables:
             files[param] = write_mem(outdir / f"{name}{c}.mem", [values[r] for r in sel], bits)
         cores.append({"index": c, "stage": next(s["index"] for s in stages if c in s["set"]),
-                      "what": ", ".join(label(name, 40) for name in what[c]),
+                      "what": ", ".join(label(name, 40) for name in what[c]), "publishes": len(publishes[c]),
                       "tables": {"NT": n, "WROM_ROWS": len(wrows), "WR": wr[c], "TAP_WORDS": max(1, len(taps[c])),
                                  "RQ_ROWS": len(sel), "CB": cb, "PFB": cb},
                       "files": {k: f"../rtl/{p.name}" for k, p in files.items()}})

@@ -122,7 +122,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray],
         manifest["weights"] = {"file": "weights.bin", "words": int(kb.weight_image.size), "word_bits": kb.wcw,
                                "offsets": {name: off for name, off in kb.woff.items()}}
     files["data/manifest.json"] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
-    rtl, banks, cores, bundles = render_rtl(graph, sched, device, k, kb)
+    rtl, banks, cores, top = render_rtl(graph, sched, device, k, kb)
     files.update(rtl)
     report = sched.to_json(device)
     report["hlsgen_version"] = __version__
@@ -131,7 +131,7 @@ def render(graph: Graph, sched: Schedule, device, values: Dict[str, np.ndarray],
     report["rtl_act_mem_banks"] = {key: banks[key] for key in ("figures", "served", "banks", "words", "region_words",
                                                                "storage", "logic", "decode", "whole_storage",
                                                                "paths", "full_paths")}
-    report["rtl_synthesis_model"] = rtl_synthesis_model(cores, banks, device, bundles)
+    report["rtl_synthesis_model"] = rtl_synthesis_model(cores, banks, device, top)
     report["rtl_fit_steered"] = rtl_fit
     files["report.json"] = (json.dumps(report, indent=2, sort_keys=True) + "\n").encode()
     files["report.md"] = report_md(graph, sched, device, k, banks, report["rtl_synthesis_model"], rtl_fit).encode()
@@ -143,30 +143,34 @@ def share_text(share: float) -> str:
     return f"{share:.1%}" if 0.99 < share < 1.01 else f"{share:.0%}"
 
 
-def rtl_synthesis_model(cores: List[Dict], banks: Dict, device, bundles: List[Dict] = ()) -> Dict:
+def rtl_synthesis_model(cores: List[Dict], banks: Dict, device, top: Dict) -> Dict:
     """The RTL as synthesis builds it, MODELED: each core whole (the fit hlsgen.backends.rtl.core.
     CORE_FIT: control, address generation, tables and datapath) beside the cost model's datapath
     for it, the activation memory (its banks' storage, routing and decode: the bank plan's
-    model), the top's m_axi engines (offchip.M_AXI_FIT, one a bundle), and their sum beside the
-    device. The rest of the top's own logic (stream ports, AXI4-Lite control, stage sequencing,
-    row counters) is not modeled."""
+    model), the top's m_axi engines (offchip.M_AXI_FIT, one a bundle), the rest of the top's own
+    logic (top.TOP_FIT: AXI4-Lite control, channel addresses and tables, row counters, the
+    elements it moves, stage sequencing), and their sum beside the device. top: render_rtl's
+    (the bundles, and top.top_inputs)."""
     from ..rtl.offchip import m_axi_logic
+    from ..rtl.top import top_logic
     mem = memory_model(banks)
-    mx = m_axi_logic(bundles)
+    mx = m_axi_logic(top["bundles"])
+    own = dict(top_logic(top["inputs"]), inputs=top["inputs"])
     core_sum = {"dsp": sum(c["model"]["dsp"] for c in cores), "lut": sum(c["fitted"]["lut"] for c in cores),
                 "ff": sum(c["fitted"]["ff"] for c in cores)}
     whole = {"dsp": core_sum["dsp"], "bram18": mem["bram18"], "uram": mem["uram"],
-             "lut": core_sum["lut"] + mem["lut"] + mx["lut"], "ff": core_sum["ff"] + mem["ff"] + mx["ff"]}
+             "lut": core_sum["lut"] + mem["lut"] + mx["lut"] + own["lut"],
+             "ff": core_sum["ff"] + mem["ff"] + mx["ff"] + own["ff"]}
     have = {k: int(device.resource(k)) for k in whole}
     return {"figures": "MODELED: each core whole as Yosys synth_xilinx builds hlsgen_core (CORE_FIT, CORE_FF_FIT, "
                        "fitted on synthesized cores: benchmarks/core_fit.py), the activation memory as the bank plan "
                        "prices it (benchmarks/bank_fit.py, benchmarks/decode_fit.py), the top's m_axi engines "
-                       "(M_AXI_FIT, fitted on synthesized engines: benchmarks/m_axi_fit.py); the top's stream ports, "
-                       "AXI4-Lite control, stage sequencing and row counters not counted; `make synth-yosys "
-                       "SCOPE=design` synthesizes all of it",
+                       "(M_AXI_FIT, fitted on synthesized engines: benchmarks/m_axi_fit.py) and the rest of the top's "
+                       "own logic (TOP_FIT, fitted on synthesized designs, their top less their cores and engines: "
+                       "benchmarks/top_fit.py); `make synth-yosys SCOPE=design` synthesizes all of it",
             "cores": [{"index": c["index"], "stage": c["stage"], "tasks": c["what"], "datapath_model": c["model"],
                        "fitted": c["fitted"]} for c in cores],
-            "cores_total": core_sum, "memory": mem, "m_axi": mx, "whole": whole,
+            "cores_total": core_sum, "memory": mem, "m_axi": mx, "top": own, "whole": whole,
             "share_of_device": {k: (round(whole[k] / have[k], 4) if have[k] else None) for k in whole},
             "fits": all(whole[k] <= have[k] for k in whole)}
 
@@ -178,13 +182,14 @@ def memory_model(b: Dict) -> Dict[str, int]:
 
 
 def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
-               ) -> Tuple[Dict[str, bytes], Dict, List[Dict], List[Dict]]:
+               ) -> Tuple[Dict[str, bytes], Dict, List[Dict], Dict]:
     """OUT/rtl (the core, its memory images, the top) and OUT/sim (the cocotb testbench), the
-    banks planned for the activation memory (rtl/banking.py) and the cores (rtl/core.py), which
-    the reports show."""
+    banks planned for the activation memory (rtl/banking.py), the cores (rtl/core.py) and the
+    top's m_axi bundles and what its own logic is priced on (rtl/top.py), which the reports show."""
     from ..rtl.act_mem import act_mem_ports, bank_memory, decode_inputs, decode_logic
     from ..rtl.core import build_core, word_package
     from ..rtl.modules import RTL_DIR, mem_text
+    from ..rtl.top import top_inputs
 
     sim_lib = Path(__file__).resolve().parents[3] / "sim" / "hlsgen_sim"
     files: Dict[str, bytes] = {}
@@ -257,7 +262,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
               "tasks": [{"task": p.name, "op": p.op, "folding": p.folding.as_list(), "modeled": int(p.cycles),
                          "core": int(core["task_cycles"].get(p.name, 0))} for s in sched.stages for p in s.tasks]}
     files["sim/design.json"] = (json.dumps(design, indent=2, sort_keys=True) + "\n").encode()
-    return files, core["banking"], core["cores"], core["bundles"]
+    return files, core["banking"], core["cores"], {"bundles": core["bundles"], "inputs": top_inputs(core, amem)}
 
 
 def _synth_context(core: Dict, sched, device) -> Dict:
@@ -462,8 +467,11 @@ def _synthesis_md(m: Dict, device) -> List[str]:
                   f"{mem['lut']:,} LUT, {mem['ff']:,} FF" + (
                       f"; the top's m_axi engines ({m['m_axi']['bundles']}, one a bundle; fitted on synthesized "
                       f"engines, benchmarks/m_axi_fit.py): {m['m_axi']['lut']:,} LUT, {m['m_axi']['ff']:,} FF"
-                      if m["m_axi"]["bundles"] else ""),
-              f"- **the RTL, without the top's stream ports, AXI4-Lite control and stage sequencing: {w['lut']:,} LUT{pct('lut')}, "
+                      if m["m_axi"]["bundles"] else "") +
+                  f"; the rest of the top's own logic (AXI4-Lite control, channel addresses and tables, row counters, "
+                  f"the stream and channel elements it moves, stage sequencing; fitted on synthesized designs, "
+                  f"benchmarks/top_fit.py): {m['top']['lut']:,} LUT, {m['top']['ff']:,} FF",
+              f"- **the RTL: {w['lut']:,} LUT{pct('lut')}, "
               f"{w['ff']:,} FF{pct('ff')}, {w['dsp']} DSP48E2{pct('dsp')}, {w['bram18']} BRAM18{pct('bram18')}, "
               f"{w['uram']} URAM{pct('uram')} of {device.name}**" +
               ("" if m["fits"] else ": it does NOT fit the device, though the schedule's datapaths may")]
