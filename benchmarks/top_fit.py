@@ -11,7 +11,8 @@ does: steered where the first schedule's RTL does not fit) in dataflow and seque
 make demo's design; synthesizes each whole top with its activation memory a black box (`make
 synth-yosys SCOPE=top`) and each of its cores whole (`SCOPE=core`). A point is one design: the
 top's inputs (report.json's rtl_synthesis_model.top.inputs, rtl/top.py's top_inputs), Yosys's
-LUT (sites) and FF of the top and of its cores summed, the m_axi engines' model, and the commit.
+LUT (sites) and FF of the top and of its cores summed, the m_axi engines' model, and the commit
+(of the RTL synthesized; `inputs_at`, where the inputs were recomputed from the same builds).
 The top's own logic is the top less its cores and less its engines as modeled (M_AXI_FIT), so
 the fit also carries the engines' model error. Least squares, no coefficient negative, each
 design weighted by 1 / sqrt(its figure, at least 100) (bank_fit.weighted_fit).
