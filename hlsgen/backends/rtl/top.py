@@ -42,13 +42,13 @@ def top_inputs(core: Dict, amem: Dict) -> Dict[str, int]:
     pointers, counters, cores and streams), `amem` its activation memory's ports
     (act_mem.act_mem_ports: the elements of a beat the top reads and writes itself)."""
     params = core["core_params"]
-    chans: List[Dict] = core.get("channels") or []
+    chans: List[Dict] = core["channels"]
     staging_reads = sum(1 for ch in chans if not ch["write"] and ch["what"] != "weights")
     cb = max(int(c["params"]["CB"]) for c in core["cores"])    # the widest core's counts
     elements = sum(n for group in ("rb", "wb", "ro", "wi") for _, n in amem[group].values())
     return {
         "one": 1,
-        "pointers": len(core.get("pointers") or []),
+        "pointers": len(core["pointers"]),
         "offset_bits": sum(64 - _trailing_zeros(int(ch["off"])) for ch in chans if ch["off"]),
         "table_luts": sum(ch["tab_bits"] * -(-ch["beats"] // 64) for ch in chans if ch["tab_bits"]),
         "counter_bits": cb * (int(params["NC"]) + sum(c["publishes"] for c in core["cores"]) + staging_reads),
