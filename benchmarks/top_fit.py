@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bank_fit import weighted_fit  # noqa: E402
 from rtl_designs import NETS, built, built_at  # noqa: E402
-from hlsgen.backends.rtl.top import TOP_FF_FIT, TOP_FIT  # noqa: E402
+from hlsgen.backends.rtl.top import TOP_FF_FIT, TOP_FIT, price  # noqa: E402
 
 
 def load(path: Path = POINTS) -> List[Dict]:
@@ -62,10 +62,6 @@ def fit(points: List[Dict]) -> Dict[str, Dict[str, float]]:
     terms = [p["inputs"] for p in points]
     return {"lut": weighted_fit(terms, [own(p, "LUT") for p in points], list(TOP_FIT), 100),
             "ff": weighted_fit(terms, [own(p, "FF") for p in points], list(TOP_FF_FIT), 100)}
-
-
-def price(coef: Dict[str, float], x: Dict[str, int]) -> float:
-    return sum(coef[k] * x[k] for k in coef)
 
 
 def left_out(points: List[Dict]) -> Dict[str, float]:

@@ -33,10 +33,6 @@ TOP_FF_FIT = {"one": 73.31, "pointers": 154.87, "offset_bits": 0.0, "table_luts"
               "element_bits": 0.0}
 
 
-def _trailing_zeros(v: int) -> int:
-    return (v & -v).bit_length() - 1 if v else 64
-
-
 def top_inputs(core: Dict, amem: Dict) -> Dict[str, int]:
     """What TOP_FIT prices for a design: `core` as rtl.core.build_core returns it (its channels,
     pointers, counters, cores and streams), `amem` its activation memory's ports
@@ -49,14 +45,18 @@ def top_inputs(core: Dict, amem: Dict) -> Dict[str, int]:
     return {
         "one": 1,
         "pointers": len(core["pointers"]),
-        "offset_bits": sum(64 - _trailing_zeros(int(ch["off"])) for ch in chans if ch["off"]),
+        "offset_bits": sum(64 - ((ch["off"] & -ch["off"]).bit_length() - 1) for ch in chans if ch["off"]),
         "table_luts": sum(ch["tab_bits"] * -(-ch["beats"] // 64) for ch in chans if ch["tab_bits"]),
         "counter_bits": cb * (int(params["NC"]) + sum(c["publishes"] for c in core["cores"]) + staging_reads),
         "element_bits": int(params["AB"]) * elements,
     }
 
 
+def price(coef: Dict[str, float], inputs: Dict[str, int]) -> float:
+    """These inputs priced by these coefficients (TOP_FIT's, or a refit's: benchmarks/top_fit.py)."""
+    return sum(coef[k] * v for k, v in inputs.items())
+
+
 def top_logic(inputs: Dict[str, int]) -> Dict[str, int]:
     """The top's own logic for these inputs, MODELED (LUT sites, FF)."""
-    return {"lut": int(round(sum(TOP_FIT[k] * v for k, v in inputs.items()))),
-            "ff": int(round(sum(TOP_FF_FIT[k] * v for k, v in inputs.items())))}
+    return {"lut": int(round(price(TOP_FIT, inputs))), "ff": int(round(price(TOP_FF_FIT, inputs)))}
