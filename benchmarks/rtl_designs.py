@@ -55,24 +55,32 @@ TARGETS = {"u280": ["--device", "u280"],
                       "--weights", "offchip"]}
 
 
-def built(jobs: List[Tuple[str, str, str]]) -> Iterator[Tuple[str, str, Path]]:
-    """Build each job, (net, target, mode) or ("make demo", "ultra96v2", its design file), in a
-    temporary folder: yields (its place "[k/n]", its name "<net> <target> <mode>", the project);
-    a design that does not build (a capped whole-graph dataflow design) is said and skipped."""
+def job_name(job: Tuple) -> str:
+    """A job's name: "<net> <target> <mode>", its further build options after it, or "make demo"."""
+    net, target, mode, *more = job
+    return "make demo" if net == "make demo" else " ".join([net, target, mode, *(more[0] if more else ())])
+
+
+def built(jobs: List[Tuple]) -> Iterator[Tuple[str, str, Path]]:
+    """Build each job, (net, target, mode), (net, target, mode, further build options) or
+    ("make demo", "ultra96v2", its design file), in a temporary folder: yields (its place
+    "[k/n]", its name (job_name), the project); a design that does not build (a capped
+    whole-graph dataflow design) is said and skipped."""
     from hlsgen.zoo.testnets import export
     py = str(ROOT / ".venv" / "bin" / "python")
     with tempfile.TemporaryDirectory() as tmp:
-        for k, (net, target, mode) in enumerate(jobs):
+        for k, job in enumerate(jobs):
+            net, target, mode, *more = job
             out = Path(tmp) / f"prj{k}"
+            name = job_name(job)
             if net == "make demo":
                 cmd = [py, "-m", "hlsgen", "build", str(ROOT / mode), "-o", str(out)]
-                name = "make demo"
             else:
                 onnx = Path(tmp) / f"{net}.onnx"
                 if not onnx.exists():
                     export(net, str(onnx), "qcdq")
-                cmd = [py, "-m", "hlsgen", "build", str(onnx), "--mode", mode, "-o", str(out)] + TARGETS[target]
-                name = f"{net} {target} {mode}"
+                cmd = ([py, "-m", "hlsgen", "build", str(onnx), "--mode", mode, "-o", str(out)] + TARGETS[target]
+                       + list(more[0] if more else ()))
             b = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
             if b.returncode:
                 print(f"[{k + 1}/{len(jobs)}] {name}: not built ({b.stderr.strip().splitlines()[-1]})", flush=True)

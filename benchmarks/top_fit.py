@@ -4,11 +4,12 @@ benchmarks/top_points.json.
 
     .venv/bin/python benchmarks/top_fit.py             # the fit, each design's error, each left out
     .venv/bin/python benchmarks/top_fit.py --check     # exit 1 if TOP_FIT / TOP_FF_FIT are not the fits
-    .venv/bin/python benchmarks/top_fit.py --collect [--only NET ...]    # about 45 minutes
+    .venv/bin/python benchmarks/top_fit.py --collect [--only NAME ...]    # about an hour
 
 --collect builds every Foundation test net for the capped small FPGA (as benchmarks/rtl_designs.py
 does: steered where the first schedule's RTL does not fit) in dataflow and sequential mode, and
-make demo's design; synthesizes each whole top with its activation memory a black box (`make
+make demo's design, and six of the nets with their inputs and outputs off chip (OFFCHIP,
+sequential, `--io offchip`); synthesizes each whole top with its activation memory a black box (`make
 synth-yosys SCOPE=top`) and each of its cores whole (`SCOPE=core`). A point is one design: the
 top's inputs (report.json's rtl_synthesis_model.top.inputs, rtl/top.py's top_inputs), Yosys's
 LUT (sites) and FF of the top and of its cores summed, the m_axi engines' model, and the commit
@@ -27,12 +28,15 @@ from typing import Dict, List
 
 ROOT = Path(__file__).resolve().parents[1]
 POINTS = ROOT / "benchmarks" / "top_points.json"
+# the nets also built with their inputs and outputs off chip (--io offchip), sequential: more
+# pointers and channels, and channels of 3 or 10 elements a pixel, beside the streamed designs
+OFFCHIP = ["conv_bn_relu", "demo_cnn", "gap_linear", "mlp_w4", "residual", "two_ports"]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sim"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bank_fit import weighted_fit  # noqa: E402
-from rtl_designs import NETS, built, built_at  # noqa: E402
+from rtl_designs import NETS, built, built_at, job_name  # noqa: E402
 from hlsgen.backends.rtl.top import TOP_FF_FIT, TOP_FIT, price  # noqa: E402
 
 
@@ -77,8 +81,9 @@ def collect(only: List[str], dst: Path, old: List[Dict]) -> List[Dict]:
     from hlsgen_sim import synth_design, yosys
     jobs = [(n, "capped", m) for n in NETS for m in ("dataflow", "sequential")]
     jobs.append(("make demo", "ultra96v2", "designs/demo-cnn-ultra96.yaml"))
+    jobs += [(n, "capped", "sequential", ("--io", "offchip")) for n in OFFCHIP]
     if only:
-        jobs = [j for j in jobs if j[0] in only]
+        jobs = [j for j in jobs if j[0] in only or job_name(j) in only]
     rows, commit = [], built_at()
     keys = ("LUT", "LUTRAM", "FF", "DSP48E2", "BRAM18")
     for place, name, out in built(jobs):
@@ -109,7 +114,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 unless TOP_FIT and TOP_FF_FIT are the fits")
     ap.add_argument("--collect", action="store_true", help="build and synthesize the designs, write the points")
-    ap.add_argument("--only", action="append", default=[], help="only these designs (net names, or 'make demo')")
+    ap.add_argument("--only", action="append", default=[], help="only these designs (net names, the points' design names, or 'make demo')")
     ap.add_argument("--out", type=Path, default=POINTS, help="the points file to write (default: the fit's)")
     args = ap.parse_args()
     if args.collect:
