@@ -5,6 +5,7 @@ benchmarks/top_points.json.
     .venv/bin/python benchmarks/top_fit.py             # the fit, each design's error, each left out
     .venv/bin/python benchmarks/top_fit.py --check     # exit 1 if TOP_FIT / TOP_FF_FIT are not the fits
     .venv/bin/python benchmarks/top_fit.py --collect [--only NAME ...]    # about an hour
+    .venv/bin/python benchmarks/top_fit.py --inputs    # the points' inputs recomputed (2 minutes)
 
 --collect builds every Foundation test net for the capped small FPGA (as benchmarks/rtl_designs.py
 does: steered where the first schedule's RTL does not fit) in dataflow and sequential mode, and
@@ -75,15 +76,38 @@ def left_out(points: List[Dict]) -> Dict[str, float]:
             for p in points}
 
 
+def jobs_of(only: List[str]) -> List[tuple]:
+    """The designs the points are of (rtl_designs.built's jobs), or only these (net or design names)."""
+    jobs = [(n, "capped", m) for n in NETS for m in ("dataflow", "sequential")]
+    jobs.append(("make demo", "ultra96v2", "designs/demo-cnn-ultra96.yaml"))
+    jobs += [(n, "capped", "sequential", ("--io", "offchip")) for n in OFFCHIP]
+    return [j for j in jobs if j[0] in only or job_name(j) in only] if only else jobs
+
+
+def recompute_inputs(points: List[Dict], dst: Path) -> None:
+    """Build each synthesized point's design again (no synthesis) and set its inputs to what top_inputs gives
+    now, and `inputs_at` to the commit: for a term added to the fit. Each build must be the design
+    synthesized: where an input the point had changes, nothing is written."""
+    commit = built_at()
+    by_name, moved = {p["design"]: p for p in points}, []
+    for place, name, out in built(jobs_of([p["design"] for p in points if "top" in p])):
+        now = json.loads((out / "report.json").read_text())["rtl_synthesis_model"]["top"]["inputs"]
+        was = by_name[name]["inputs"]
+        if any(now.get(k) != v for k, v in was.items()):     # not the design synthesized (steered otherwise?)
+            moved.append(f"{name}: {was} now {now}")
+        by_name[name]["inputs"], by_name[name]["inputs_at"] = now, commit
+        print(f"{place} {name}: {now}", flush=True)
+    if moved:
+        sys.exit("the inputs they had changed, so these builds are not the designs synthesized "
+                 "(nothing written):\n  " + "\n  ".join(moved))
+    dst.write_text(json.dumps(points, indent=1) + "\n")
+
+
 def collect(only: List[str], dst: Path, old: List[Dict]) -> List[Dict]:
     """Build the designs, synthesize each top and its cores, write the points to `dst` after each
     design (the `old` points of designs not built again are kept)."""
     from hlsgen_sim import synth_design, yosys
-    jobs = [(n, "capped", m) for n in NETS for m in ("dataflow", "sequential")]
-    jobs.append(("make demo", "ultra96v2", "designs/demo-cnn-ultra96.yaml"))
-    jobs += [(n, "capped", "sequential", ("--io", "offchip")) for n in OFFCHIP]
-    if only:
-        jobs = [j for j in jobs if j[0] in only or job_name(j) in only]
+    jobs = jobs_of(only)
     rows, commit = [], built_at()
     keys = ("LUT", "LUTRAM", "FF", "DSP48E2", "BRAM18")
     for place, name, out in built(jobs):
@@ -116,7 +140,11 @@ def main() -> int:
     ap.add_argument("--collect", action="store_true", help="build and synthesize the designs, write the points")
     ap.add_argument("--only", action="append", default=[], help="only these designs (net names, the points' design names, or 'make demo')")
     ap.add_argument("--out", type=Path, default=POINTS, help="the points file to write (default: the fit's)")
+    ap.add_argument("--inputs", action="store_true",
+                    help="build the points' designs again (no synthesis) and recompute their inputs")
     args = ap.parse_args()
+    if args.inputs:
+        recompute_inputs(load(args.out), args.out)
     if args.collect:
         collect(args.only, args.out, load(args.out))
         if args.out != POINTS:

@@ -354,10 +354,12 @@ def test_the_m_axi_fit_is_the_fit_of_its_points():
 def test_the_top_fit_is_the_fit_of_its_points():
     """top.TOP_FIT and TOP_FF_FIT (the top's own logic, hlsgen_top less its cores, memory and m_axi
     engines, as Yosys builds it) are what benchmarks/top_fit.py fits on benchmarks/top_points.json:
-    designs with and without off-chip channels, with one core and with several. The own logic is
+    designs with and without off-chip channels, with one core and with several, with streamed inputs
+    and outputs and with them off chip (--io offchip: up to 5 pointers). The own logic is
     a difference of two syntheses (the top, flattened, less its cores alone), noisy by 100-200 LUT
     (three designs of the same inputs: 349 to 491 LUT), so the fit prices each design's within 35%
-    or 200 LUT; the whole top (its cores as synthesized, its engines as modeled) within 10%.
+    or 200 LUT; the whole top (its cores as synthesized, its engines as modeled) within 10%, or
+    within that noise where the top is small (under 2,000 LUT: the streamed one-core designs).
     test_rtl_synth.py synthesizes a design not among the points and holds the whole model to it."""
     from hlsgen.backends.rtl.top import TOP_FF_FIT, TOP_FIT, top_logic
     fit = _benchmark("top_fit")
@@ -366,11 +368,12 @@ def test_the_top_fit_is_the_fit_of_its_points():
     assert len(points) >= 10 and any(p["inputs"]["offset_bits"] > 0 for p in points)
     assert any(p["inputs"]["table_luts"] > 0 for p in points) and any(p["inputs"]["table_luts"] == 0 for p in points)
     assert len({p["inputs"]["counter_bits"] for p in points}) >= 5
+    assert len({p["inputs"]["pointers"] for p in points}) >= 5 and any("--io offchip" in p["design"] for p in points)
     for p in points:
         m, own = top_logic(p["inputs"]), fit.own(p, "LUT")
         assert abs(m["lut"] - own) <= max(200, 0.35 * own), (p["design"], m, own)
         whole = p["cores"]["LUT"] + p["m_axi_model"]["lut"] + m["lut"]
-        assert abs(whole / p["top"]["LUT"] - 1) <= 0.10, (p["design"], whole, p["top"])
+        assert abs(whole - p["top"]["LUT"]) <= max(200, 0.10 * p["top"]["LUT"]), (p["design"], whole, p["top"])
 
 
 def test_the_routing_fit_is_the_fit_of_its_points():
