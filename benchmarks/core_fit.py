@@ -7,8 +7,8 @@ benchmarks/core_points.json.
     .venv/bin/python benchmarks/core_fit.py --collect [--only NET ...] [--target capped|u280|ultra96v2 ...]
 
 --collect builds every Foundation test net for the capped small FPGA (as benchmarks/rtl_designs.py
-does) in dataflow and sequential mode, the nets of --u280 for the U280 in both modes, and make
-demo's design; and synthesizes each of their cores whole (synth_design.py's `_synth(out, c,
+does) in dataflow and sequential mode, four of them again at other widths (LANES: --max-lanes),
+the nets of --u280 for the U280 in both modes, and make demo's design; and synthesizes each of their cores whole (synth_design.py's `_synth(out, c,
 "core")`, what `make synth-yosys SCOPE=core` does; a core with the same parameters and tables as
 one synthesized before in the run is not synthesized again). Each point is one core: its design,
 its parameters (design.json's synth.cores[].core_params), the cost model's datapath figures for
@@ -27,12 +27,18 @@ from typing import Dict, List
 
 ROOT = Path(__file__).resolve().parents[1]
 POINTS = ROOT / "benchmarks" / "core_points.json"
+# capped designs also built at other widths (--max-lanes, at 64-bit ports where the build steers
+# there): the same nets' cores with more and fewer lanes, among them the steered demo_cnn's (12)
+LANES = [("demo_cnn", ("--port-bits", "64", "--max-lanes", "4")), ("demo_cnn", ("--port-bits", "64", "--max-lanes", "12")),
+         ("demo_cnn", ("--port-bits", "64", "--max-lanes", "32")), ("pointwise", ("--max-lanes", "2")),
+         ("pointwise", ("--max-lanes", "32")), ("gap_linear", ("--max-lanes", "2")),
+         ("gap_linear", ("--max-lanes", "16")), ("mlp_w8", ("--max-lanes", "16"))]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sim"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bank_fit import weighted_fit  # noqa: E402
-from rtl_designs import NETS, built, built_at  # noqa: E402
+from rtl_designs import NETS, built, built_at, job_name  # noqa: E402
 from hlsgen.backends.rtl.core import CORE_FF_FIT, CORE_FIT, core_inputs, core_logic, shared_pick_lut  # noqa: E402
 
 
@@ -67,13 +73,20 @@ def _price(coef: Dict[str, float], t: Dict[str, float]) -> float:
     return sum(coef[k] * t[k] for k in coef) + shared_pick_lut(t)
 
 
+def family(design: str) -> str:
+    """A design's net, target and mode ("make demo" alone): its builds at other widths (LANES)
+    are left out of the fit with it."""
+    return design if design == "make demo" else " ".join(design.split()[:3])
+
+
 def left_out(rows: List[Dict]) -> Dict[str, float]:
     """Per design: its cores' LUTs (summed) priced by a fit on the other designs' cores, against
-    Yosys's (modeled / synthesized - 1)."""
+    Yosys's (modeled / synthesized - 1); the builds of its family (the same net, target and mode
+    at other widths) are left out of that fit too."""
     out = {}
     rows = fitted(rows)
     for design in dict.fromkeys(r["design"] for r in rows):
-        coef = fit([r for r in rows if r["design"] != design])["lut"]
+        coef = fit([r for r in rows if family(r["design"]) != family(design)])["lut"]
         mine = [r for r in rows if r["design"] == design]
         out[design] = sum(_price(coef, inputs(r)) for r in mine) / sum(r["yosys"]["LUT"] for r in mine) - 1
     return out
@@ -87,8 +100,9 @@ def collect(u280: List[str], only: List[str], targets: List[str], dst: Path, old
     jobs = [(n, "capped", m) for n in NETS for m in ("dataflow", "sequential")]
     jobs += [(n, "u280", m) for n in u280 for m in ("dataflow", "sequential")]
     jobs.append(("make demo", "ultra96v2", "designs/demo-cnn-ultra96.yaml"))
+    jobs += [(n, "capped", "sequential", more) for n, more in LANES]
     if only:
-        jobs = [j for j in jobs if j[0] in only]
+        jobs = [j for j in jobs if j[0] in only or job_name(j) in only]
     if targets:
         jobs = [j for j in jobs if j[1] in targets]
     rows, seen, commit = [], set(), built_at()
@@ -123,7 +137,7 @@ def main() -> int:
     ap.add_argument("--collect", action="store_true", help="build and synthesize the designs, write the points")
     ap.add_argument("--u280", default="conv_bn_relu,depthwise_s2,pointwise,residual,gap_linear,mlp_w8",
                     help="nets also built for the U280 (comma-separated)")
-    ap.add_argument("--only", action="append", default=[], help="only these designs (net names, or 'make demo')")
+    ap.add_argument("--only", action="append", default=[], help="only these designs (net names, the points' design names, or 'make demo')")
     ap.add_argument("--target", action="append", default=[], choices=["capped", "u280", "ultra96v2"],
                     help="only these targets")
     ap.add_argument("--out", type=Path, default=POINTS, help="the points file to write (default: the fit's); the "
