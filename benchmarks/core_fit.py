@@ -50,8 +50,15 @@ def fitted(rows: List[Dict]) -> List[Dict]:
     """The synthesized cores the fit is made on: those whose DSP48E2 count is the model's. Where
     Yosys finds a multiplier's operand constant in every row of the core's tables it folds the
     multiply into LUTs (gap_linear's global pool on the U280: 32 DSP48E2 where the model has 256),
-    so the core is not the circuit the datapath model prices."""
-    return [r for r in rows if "yosys" in r and r["yosys"]["DSP48E2"] == r["model"]["dsp"]]
+    so the core is not the circuit the datapath model prices. Each core once: a build at another
+    width (LANES) may make the very core its design made (pointwise's at 32 lanes)."""
+    seen, out = set(), []
+    for r in rows:
+        key = json.dumps([r["core_params"], r["model"], r.get("yosys")], sort_keys=True)
+        if "yosys" in r and r["yosys"]["DSP48E2"] == r["model"]["dsp"] and key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
 
 
 def inputs(r: Dict) -> Dict[str, float]:

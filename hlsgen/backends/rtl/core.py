@@ -87,9 +87,14 @@ RQ_ROW_BITS = 6 * 32 + 7 + 1             # a requantization row beside its bias 
 # "The whole cores priced as synthesized" and stop 45's section). Every lane (VEC x PE x SIMD,
 # read or not) keeps its own address and row and padding checks in CB bits (`lane_bits`, stop
 # 53: with the steered capped cores among the points, each design left out priced within
-# -36%..+38% with it, -58%..+84% without).
-CORE_FIT = {"datapath": 2.04, "read_bits": 0.69, "weight_lutram": 1.68, "word_fields": 0.48, "lane_bits": 1.61}
-CORE_FF_FIT = {"datapath_ff": 0.93, "write_bits": 4.98, "weight_read_bits": 1.03, "lane_bits": 0.47}
+# -36%..+38% with it, -58%..+84% without). Every task of a core's program costs CB bits more
+# (`task_bits`, stop 54: the capped demo_cnn's core of 9 tasks built at 4, 12 and 32 lanes was
+# priced -30%, -20%, +3% without it; a design left out with its other widths, -27%..+36% with it,
+# -34%..+41% without; per counter, per requantization row, per tap word, per lane and task and a
+# constant were tried and not kept).
+CORE_FIT = {"datapath": 1.51, "read_bits": 0.37, "weight_lutram": 1.07, "word_fields": 0.35, "lane_bits": 2.17,
+            "task_bits": 15.67}
+CORE_FF_FIT = {"datapath_ff": 0.91, "write_bits": 5.3, "weight_read_bits": 1.13, "lane_bits": 0.48}
 # A core whose one-group words read through PE lane 0's ports (SSH, stop 49) picks each other PE
 # lane's word from its own port or lane 0's: MV x (MP - 1) x MS lanes of SB bits
 # (`shared_pick_bits`), at LUTs a bit MEASURED, not fitted: capped maxpool's sequential core
@@ -124,7 +129,7 @@ def core_inputs(p: Dict, model: Dict) -> Dict[str, float]:
     # (stop 53)
     lanes = int(p["MV"]) * mp * ms
     return {"datapath": int(model["lut"]), "datapath_ff": int(model["ff"]), "read_bits": int(p["NR"]) * cb,
-            "lane_bits": lanes * cb,
+            "lane_bits": lanes * cb, "task_bits": int(p["NT"]) * cb,
             "write_bits": int(p["NW"]) * cb, "word_fields": int(p["NF"]) * cb if int(p["NT"]) > 1 else 0,
             "weight_lutram": mp * weight_table_sites(rows, wr * wb, second) if streamed else 0,
             "weight_read_bits": mp * (wr * wb + second) if streamed else 0,
