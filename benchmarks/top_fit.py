@@ -30,7 +30,8 @@ from typing import Dict, List
 ROOT = Path(__file__).resolve().parents[1]
 POINTS = ROOT / "benchmarks" / "top_points.json"
 # the nets also built with their inputs and outputs off chip (--io offchip), sequential: more
-# pointers and channels, and channels of 3 or 10 elements a pixel, beside the streamed designs
+# pointers, channels and row tables beside the streamed designs (their off-chip inputs and
+# outputs are NCHW, as the host holds them, so none divides per beat)
 OFFCHIP = ["conv_bn_relu", "demo_cnn", "gap_linear", "mlp_w4", "residual", "two_ports"]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sim"))
