@@ -71,6 +71,7 @@ def built(jobs: List[Tuple]) -> Iterator[Tuple[str, str, Path]]:
     with tempfile.TemporaryDirectory() as tmp:
         for k, job in enumerate(jobs):
             net, target, mode, *more = job
+            options = list(more[0]) if more else []
             out = Path(tmp) / f"prj{k}"
             name = job_name(job)
             if net == "make demo":
@@ -80,7 +81,7 @@ def built(jobs: List[Tuple]) -> Iterator[Tuple[str, str, Path]]:
                 if not onnx.exists():
                     export(net, str(onnx), "qcdq")
                 cmd = ([py, "-m", "hlsgen", "build", str(onnx), "--mode", mode, "-o", str(out)] + TARGETS[target]
-                       + list(more[0] if more else ()))
+                       + options)
             b = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
             if b.returncode:
                 print(f"[{k + 1}/{len(jobs)}] {name}: not built ({b.stderr.strip().splitlines()[-1]})", flush=True)

@@ -5,7 +5,7 @@ benchmarks/top_points.json.
     .venv/bin/python benchmarks/top_fit.py             # the fit, each design's error, each left out
     .venv/bin/python benchmarks/top_fit.py --check     # exit 1 if TOP_FIT / TOP_FF_FIT are not the fits
     .venv/bin/python benchmarks/top_fit.py --collect [--only NAME ...]    # about an hour
-    .venv/bin/python benchmarks/top_fit.py --inputs    # the points' inputs recomputed (2 minutes)
+    .venv/bin/python benchmarks/top_fit.py --inputs    # the points' inputs recomputed (builds only)
 
 --collect builds every Foundation test net for the capped small FPGA (as benchmarks/rtl_designs.py
 does: steered where the first schedule's RTL does not fit) in dataflow and sequential mode, and
