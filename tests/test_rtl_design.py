@@ -26,10 +26,10 @@ def sim(out, *args):
     return r, (json.loads(res.read_text()) if res.exists() else None)
 
 
-def build(exported, tmp_path, net, mode, target):
+def build(exported, tmp_path, net, mode, target, *more):
     device, extra = TARGETS[target]
     out = tmp_path / "prj"
-    b = run_cli("build", exported(net, "qcdq"), "--device", device, "--mode", mode, "-o", out, *extra)
+    b = run_cli("build", exported(net, "qcdq"), "--device", device, "--mode", mode, "-o", out, *extra, *more)
     return out, b
 
 
@@ -233,14 +233,19 @@ def test_streamed_weights_come_from_off_chip_memory(exported, tmp_path):
 
 @pytest.mark.parametrize("net, mode", [("shuffle_block", "auto"), ("maxpool", "sequential"), ("demo_cnn", "sequential")])
 def test_rtl_lint_clean_for_a_design(exported, tmp_path, net, mode):
-    """Verilator's -Wall lint of a whole design: shuffle_block's (every kind of word),
-    maxpool's one core whose conv reads once for its PE lanes and whose pool per lane (SSH), and
-    demo_cnn's, whose banks of one region are asked to be LUT RAM (LUTRAM)."""
+    """Verilator's -Wall lint of a whole design: shuffle_block's (every kind of word; steered to
+    one lane, its m_axi channels move their beats in steps), maxpool's one core whose conv reads
+    once for its PE lanes and whose pool per lane (SSH), and demo_cnn's at 64-bit ports and 12
+    lanes, whose banks of one region are asked to be LUT RAM (LUTRAM)."""
     sys.path.insert(0, str(ROOT / "sim"))
     from hlsgen_sim.runner import verilator_env
 
-    out, b = build(exported, tmp_path, net, mode, "capped")
+    more = ("--port-bits", "64", "--max-lanes", "12") if net == "demo_cnn" else ()
+    out, b = build(exported, tmp_path, net, mode, "capped", *more)
     assert b.returncode == 0
+    if net == "shuffle_block":
+        chans = [c for bd in json.loads((out / "sim" / "design.json").read_text())["bundles"] for c in bd["channels"]]
+        assert any(ch["steps"] > 1 for ch in chans) and "_wr_gather" in (out / "rtl" / "hlsgen_top.sv").read_text(), chans
     if net == "maxpool":
         assert [c["core_params"]["SSH"] for c in json.loads((out / "sim" / "design.json").read_text())["synth"]["cores"]] == [1]
     if net == "demo_cnn":

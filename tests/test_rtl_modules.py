@@ -478,13 +478,17 @@ def test_m_axi_synthesizes_as_modeled(tmp_path):
     assert "DSP48E2" not in cells, cells
 
 
-@pytest.mark.parametrize("memory", ["fast", "ddr"])
+@pytest.mark.parametrize("memory", ["fast", "ddr", "steps"])
 def test_m_axi(tmp_path, memory):
     """hlsgen_m_axi against the testbench's off-chip memory: a memory that answers at once at a
-    beat per cycle, and one with the cost model's 100-cycle latency at less than a beat per cycle."""
-    case = {"fast": {"latency": 0, "bytes_per_cycle": 16.0}, "ddr": {"latency": 100, "bytes_per_cycle": 5.0}}[memory]
+    beat per cycle, and one with the cost model's 100-cycle latency at less than a beat per cycle;
+    and the fast one with channels that take their beats in steps (CH_STEPS: 3 and 1 cycles a
+    read beat, 4 a write beat, as --max-lanes narrower than a beat makes them)."""
+    case = {"fast": {"latency": 0, "bytes_per_cycle": 16.0}, "ddr": {"latency": 100, "bytes_per_cycle": 5.0},
+            "steps": {"latency": 0, "bytes_per_cycle": 16.0}}[memory]
+    steps = {"S0": 3, "S1": 1, "S2": 4} if memory == "steps" else None
     tests, failed = _sim().run([RTL / "hlsgen_m_axi.sv", TESTS / "m_axi_harness.sv"], "m_axi_harness", "cocotb_m_axi",
-                               TESTS, tmp_path / "b", extra_env={"HLSGEN_CASE": json.dumps(case)})
+                               TESTS, tmp_path / "b", parameters=steps, extra_env={"HLSGEN_CASE": json.dumps(case)})
     assert tests == 1 and failed == 0
 
 

@@ -341,6 +341,14 @@ def test_a_sequential_core_narrows_a_task_without_multipliers_where_luts_bind(ex
     assert "cap 0.05: dsp: needs 3, cap allows 2 (short by 1); raise" in r.stderr, r.stderr
 
 
+def test_max_lanes_moves_an_offchip_beat_in_steps_no_wider():
+    """--max-lanes N also limits the elements of an off-chip beat of activations moved a cycle on
+    chip (the RTL's memory ports): the most that divide the beat and are at most N."""
+    from hlsgen.schedule.cost import beat_lanes
+    assert [beat_lanes(8, n) for n in (None, 8, 12, 6, 4, 3, 1)] == [8, 8, 8, 4, 4, 2, 1]
+    assert beat_lanes(32, 6) == 4 and beat_lanes(3, 2) == 1 and beat_lanes(24, 7) == 6
+
+
 def test_max_lanes_folds_no_task_wider(exported, tmp_path):
     """--max-lanes N: no task is folded wider than N lanes (VEC x PE x SIMD), where it has a
     folding that narrow (else its narrowest); the schedule says so (its JSON's max_lanes, the

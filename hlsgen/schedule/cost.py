@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..ops.base import LoopNest
 from .device import RESOURCES, Device
@@ -321,6 +321,18 @@ def port_bytes_per_cycle(device: Device, clock_mhz: float, port_bits: int) -> fl
     mem = device.main_memory
     total = mem.bandwidth_gbs * 1e9 / (clock_mhz * 1e6)
     return min(port_bits / 8, total / max(1, mem.channels))
+
+
+def beat_lanes(beat: int, max_lanes: Optional[int]) -> int:
+    """The elements of an off-chip beat (`beat` of them) that a transfer of activations moves
+    into or out of the RTL's activation memory a cycle under --max-lanes (None: no limit): the
+    most that divide the beat and are at most max_lanes, so that a beat is whole steps. Each is
+    a port of the memory, which banks for every port of a client at once; so a beat no wider
+    than the cores' lanes asks for no more banks than they do, and a transfer moves
+    lanes x its container's bytes a cycle at most (Problem._traffic)."""
+    if not max_lanes or beat <= max_lanes:
+        return beat
+    return max(d for d in range(1, max_lanes + 1) if beat % d == 0)
 
 
 def transfer_cycles(nbytes: float, bytes_per_cycle: float) -> int:

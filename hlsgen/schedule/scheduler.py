@@ -48,8 +48,8 @@ from ..errors import HlsgenError
 from ..ir.graph import Graph
 from ..ir.types import container_bits
 from ..ops import OPS
-from .cost import (BRAM18_BITS, URAM_BITS, Folding, Resources, TaskOption, budget, core_dsp, default_port_bits,
-                   evaluate, fifo, fits, onchip_bits, pareto, pareto_options, pools_dsp, port_bytes_per_cycle, shortfall,
+from .cost import (BRAM18_BITS, URAM_BITS, Folding, Resources, TaskOption, beat_lanes, budget, core_dsp,
+                   default_port_bits, evaluate, fifo, fits, onchip_bits, pareto, pareto_options, pools_dsp, port_bytes_per_cycle, shortfall,
                    storage, transfer_cycles)
 from .device import RESOURCES, Device, port_bits_ok
 from .schedule import Buffer, Schedule, Stage, TaskPlan, format_segmentation, parse_segmentation
@@ -489,32 +489,39 @@ class Problem:
         p = self.prod[name]
         return not (i <= p and self.last[name] < j)
 
-    def _streams(self, k: int, i: int, j: int, mode: str) -> Tuple[List[float], List[float], List[float],
-                                                                    List[float]]:
+    def _streams(self, k: int, i: int, j: int, mode: str) -> Tuple[List[Tuple[float, float]], ...]:
         """The off-chip reads and writes of task k (bytes each, for one input) in stage [i, j) that
-        overlap its compute, and the reads and writes that do not (serial)."""
+        overlap its compute, and the reads and writes that do not (serial), each as (bytes, the
+        port's bytes of the cycles it takes). An activation transfer whose beat is wider than
+        --max-lanes moves fewer of its elements a cycle on chip (cost.beat_lanes), so it holds
+        the port for more cycles than its bytes."""
         t = self.tasks[k]
         reads, writes, serial_r, serial_w = [], [], [], []
         if self.nests[k].free:
             return reads, writes, serial_r, serial_w
         if self.weight_place[k] == "offchip":    # in containers of 8/16/32 bits, as both kernels read them
             nest = self.nests[k]
-            reads.append(nest.weights * container_bits(nest.weight_bits) / 8)
+            wbytes = nest.weights * container_bits(nest.weight_bits) / 8
+            reads.append((wbytes, wbytes))
         for n, out in [(n, False) for n in t.inputs] + [(n, True) for n in t.outputs]:
             if n not in self.prod or not self.offchip[n] or n in self.io or not self._stored(n, i, j, mode):
                 continue
             if not out and mode == "dataflow" and i <= self.prod[n] < j:
                 continue        # made in this dataflow stage: read from its FIFO (both kernels), only stored
             b = self.bits[n] / 8
+            cw = container_bits(self.g.tensors[n].dtype.bits)
+            beat = max(1, self.opts.port_bits // cw)
+            slow = max(1.0, self.port_bpc / (beat_lanes(beat, self.opts.max_lanes) * cw / 8))
             # the graph's own inputs and outputs off chip (--io offchip) are row-major host
             # buffers: a task that reads rows of all channels waits for the last channel, and
             # a producer completes all but its first channel's rows at its end, so (C-1)/C of
             # such a 4-D tensor moves before or after the compute, not beside it
             shape = self.g.tensors[n].shape
             if n in self.io_off and len(shape) == 4 and shape[1] > 1 and shape[2] * shape[3] > 1:
-                (serial_w if out else serial_r).append(b * (shape[1] - 1) / shape[1])
+                part = b * (shape[1] - 1) / shape[1]
+                (serial_w if out else serial_r).append((part, part * slow if slow > 1 else part))
                 b = b / shape[1]
-            (writes if out else reads).append(b)
+            (writes if out else reads).append((b, b * slow if slow > 1 else b))
         return reads, writes, serial_r, serial_w
 
     def _traffic(self, k: int, i: int, j: int, mode: str) -> _Traffic:
@@ -523,15 +530,20 @@ class Problem:
         first read's, the last write response's), nor the serial part of the graph's own
         off-chip inputs and outputs."""
         reads, writes, serial_r, serial_w = self._streams(k, i, j, mode)
-        streams = reads + writes
-        if not streams:
+        if not reads + writes:
             return _Traffic(0, 0, 0, False, False)
-        lanes = min(len(streams), self.mem_channels)
-        cyc = max(max(transfer_cycles(b, self.port_bpc) for b in streams),
-                  transfer_cycles(sum(streams), self.port_bpc * lanes))
-        sr = sum(transfer_cycles(b, self.port_bpc) for b in serial_r)
-        sw = sum(transfer_cycles(b, self.port_bpc) for b in serial_w)
-        return _Traffic(int(sum(streams) + sum(serial_r) + sum(serial_w)), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
+        lanes = min(len(reads + writes), self.mem_channels)
+        # each stream for its cycles, all of them for the memory's bandwidth; streams that move
+        # slower than the port (--max-lanes) hold the chip's side of it (R for reads, W for
+        # writes, which run at once) for their cycles, the other streams of that side after them
+        cyc = max(max(transfer_cycles(p, self.port_bpc) for _, p in reads + writes),
+                  transfer_cycles(sum(b for b, _ in reads + writes), self.port_bpc * lanes),
+                  *(transfer_cycles(sum(p for _, p in side), self.port_bpc) for side in (reads, writes)
+                    if any(p > b for b, p in side)))
+        sr = sum(transfer_cycles(p, self.port_bpc) for _, p in serial_r)
+        sw = sum(transfer_cycles(p, self.port_bpc) for _, p in serial_w)
+        nbytes = sum(b for b, _ in reads + writes) + sum(b for b, _ in serial_r) + sum(b for b, _ in serial_w)
+        return _Traffic(int(nbytes), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
                         bool(reads), bool(writes), sr + sw, (MEMORY_LATENCY_CYCLES + sw) if writes else 0, sr)
 
     def _scratch(self, i: int, j: int, mode: str) -> Resources:

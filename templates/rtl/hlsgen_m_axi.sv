@@ -8,6 +8,11 @@
 //     (wr_ok[ch] for beats up to wr_last_beat[ch]); the chip supplies the data of beat
 //     (wr_ch, wr_beat) on wr_data. (wr_ch_next, wr_beat_next) say which beat that is one
 //     cycle ahead, so the chip can read it from a block RAM's registered port.
+// A channel may move each beat in CH_STEPS[ch] cycles (steps), a part of its elements a step,
+// so that the chip needs fewer memory ports: a read beat stays on R (rd_step counts its steps;
+// RREADY, and rd_take, on its last), and a write beat goes on W after its last step
+// (wr_step: the step of the beat's data this cycle, wr_step_next one cycle ahead; the chip
+// gathers the earlier steps' elements). With one step a beat (the default) nothing waits.
 // go[ch] starts a channel; busy[ch] stays high until every beat is received (read) or every
 // write response is back (write). Read bursts of different channels interleave; write bursts
 // go one at a time on W while earlier ones wait for their responses. IDs are 0, so responses
@@ -18,7 +23,8 @@ module hlsgen_m_axi #(
     parameter int MAXB = 16,
     parameter int OUTST = 16,
     parameter logic [NCH-1:0] CH_WRITE = '0,           // bit c: channel c writes
-    parameter logic [32*NCH-1:0] CH_BEATS = '0         // bits 32c..: channel c's beats
+    parameter logic [32*NCH-1:0] CH_BEATS = '0,        // bits 32c..: channel c's beats
+    parameter logic [32*NCH-1:0] CH_STEPS = '0         // bits 32c..: channel c's cycles a beat (0: 1)
 ) (
     input  logic          clk,
     input  logic          rst_n,
@@ -29,10 +35,14 @@ module hlsgen_m_axi #(
     output int            rd_ch,
     output int            rd_beat,
     output logic [DW-1:0] rd_data,
+    output int            rd_step,
+    output logic          rd_take,
     output int            wr_ch,
     output int            wr_beat,
+    output int            wr_step,
     output int            wr_ch_next,
     output int            wr_beat_next,
+    output int            wr_step_next,
     input  logic [DW-1:0] wr_data,
     input  logic [DW/8-1:0] wr_strb,
     output int            wr_last_beat[NCH],
@@ -88,6 +98,19 @@ module hlsgen_m_axi #(
     function automatic int beats_of(input int c);
         return int'(CH_BEATS[32 * c +: 32]);
     endfunction
+    function automatic int steps_of(input int c);
+        return int'(CH_STEPS[32 * c +: 32]) > 1 ? int'(CH_STEPS[32 * c +: 32]) : 1;
+    endfunction
+    function automatic int max_steps();
+        int m = 1;
+        for (int c = 0; c < NCH; c++) if (steps_of(c) > m) m = steps_of(c);
+        return m;
+    endfunction
+    // a write burst's beats: MAXB, or fewer where a beat takes steps, so that a burst waits for
+    // about as many elements to be ready (wr_ok) and to go out after the chip's last row
+    function automatic int wburst_of(input int c);
+        return MAXB / steps_of(c) > 1 ? MAXB / steps_of(c) : 1;
+    endfunction
     function automatic int max_beats();
         int m = 0;
         for (int c = 0; c < NCH; c++) if (beats_of(c) > m) m = beats_of(c);
@@ -98,12 +121,12 @@ module hlsgen_m_axi #(
     localparam int BB = $clog2(max_beats() + MAXB + 1);
     localparam int CHB = NCH > 1 ? $clog2(NCH) : 1;
     localparam int PB = $clog2(QD + 2);
+    localparam int STB = max_steps() > 1 ? $clog2(max_steps()) : 1;      // a step's bits
 
     assign AWID = '0; assign AWSIZE = SIZE; assign AWBURST = 2'b01; assign AWLOCK = '0; assign AWCACHE = 4'b0011;
     assign AWPROT = '0; assign AWQOS = '0; assign AWREGION = '0;
     assign ARID = '0; assign ARSIZE = SIZE; assign ARBURST = 2'b01; assign ARLOCK = '0; assign ARCACHE = 4'b0011;
     assign ARPROT = '0; assign ARQOS = '0; assign ARREGION = '0;
-    assign RREADY = 1'b1;
     assign BREADY = 1'b1;
 
     logic [BB-1:0] nxt[NCH];                  // next beat to request / send
@@ -115,6 +138,7 @@ module hlsgen_m_axi #(
     logic [CHB-1:0] rq_ch[QD];                // bursts in flight, oldest first
     logic [BB-1:0] rq_beat[QD];
     int rq_head, rq_n, r_k;                   // r_k: beats of the oldest burst received
+    logic [STB-1:0] r_s;                       // the step of the beat on R
     int ar_pick;
     always_comb begin
         ar_pick = -1;
@@ -125,10 +149,15 @@ module hlsgen_m_axi #(
     assign rd_ch = int'(rq_ch[rq_head]);
     assign rd_beat = int'(rq_beat[rq_head]) + r_k;
     assign rd_data = RDATA;
+    assign rd_step = int'(r_s);
+    assign RREADY = int'(r_s) + 1 >= steps_of(int'(rq_ch[rq_head]));
+    assign rd_take = RVALID && RREADY;
 
     // ---------------------------------------------------------------- writes
     logic w_act, w_sent;                      // a burst is on W; all its beats are sent
+    logic w_ends, w_issue;                    // this cycle: the burst on W is over; the next one starts
     logic [BB-1:0] w_end;
+    logic [STB-1:0] w_s;                       // the step of the beat whose data is on wr_data
     logic [CHB-1:0] bq_ch[QD];                // channels of the write responses awaited
     int bq_head, bq_n;
     int aw_pick;
@@ -137,19 +166,30 @@ module hlsgen_m_axi #(
         for (int c = NCH - 1; c >= 0; c--)
             if (act[c] && CH_WRITE[c] && int'(nxt[c]) < beats_of(c) && wr_ok[c]) aw_pick = c;
         for (int c = 0; c < NCH; c++)
-            wr_last_beat[c] = (int'(nxt[c]) + MAXB < beats_of(c) ? int'(nxt[c]) + MAXB : beats_of(c)) - 1;
+            wr_last_beat[c] = (int'(nxt[c]) + wburst_of(c) < beats_of(c) ? int'(nxt[c]) + wburst_of(c) : beats_of(c)) - 1;
     end
-    // the beat on W in the next cycle: a burst's first (when one starts), the next of this burst
-    // (when this one is taken), or this one
+    // the beat on W in the next cycle: a burst's first (when one starts), this beat's next step,
+    // the next beat of this burst (when this one is taken), or this one
+    assign wr_step = int'(w_s);
     always_comb begin
         wr_ch_next = wr_ch;
         wr_beat_next = wr_beat;
-        if (!w_act && aw_pick >= 0 && bq_n < QD) begin
+        wr_step_next = int'(w_s);
+        if (w_issue) begin
             wr_ch_next = aw_pick;
             wr_beat_next = int'(nxt[aw_pick]);
-        end else if (WVALID && WREADY && !WLAST) wr_beat_next = wr_beat + 1;
+            wr_step_next = 0;
+        end else if (w_act && !w_sent && int'(w_s) + 1 < steps_of(wr_ch)) wr_step_next = int'(w_s) + 1;
+        else if (WVALID && WREADY && !WLAST) begin
+            wr_beat_next = wr_beat + 1;
+            wr_step_next = 0;
+        end
     end
-    assign WVALID = w_act && !w_sent;
+    assign WVALID = w_act && !w_sent && int'(w_s) + 1 >= steps_of(wr_ch);
+    // a burst is over once its last beat is taken and its address accepted; the next one may
+    // start in that same cycle (its first beat's data is read for the next)
+    assign w_ends = w_act && (w_sent || (WVALID && WREADY && WLAST)) && (!AWVALID || AWREADY);
+    assign w_issue = (!w_act || w_ends) && aw_pick >= 0 && bq_n < QD;
     assign WDATA = wr_data;
     assign WSTRB = wr_strb;
     assign WLAST = wr_beat == int'(w_end);
@@ -165,6 +205,8 @@ module hlsgen_m_axi #(
             rq_head <= 0;
             rq_n <= 0;
             r_k <= 0;
+            r_s <= '0;
+            w_s <= '0;
             bq_head <= 0;
             bq_n <= 0;
             for (int c = 0; c < NCH; c++) begin
@@ -188,8 +230,9 @@ module hlsgen_m_axi #(
                 rq_n_next++;
                 nxt[ar_pick] <= BB'(int'(nxt[ar_pick]) + len);
             end
-            // read data: to the chip as it comes
-            if (RVALID) begin
+            // read data: to the chip as it comes, a step a cycle; a beat is taken on its last
+            if (RVALID) r_s <= RREADY ? '0 : r_s + 1'b1;
+            if (RVALID && RREADY) begin
                 got[rq_ch[rq_head]] <= got[rq_ch[rq_head]] + 1'b1;
                 if (int'(got[rq_ch[rq_head]]) + 1 == beats_of(int'(rq_ch[rq_head]))) act[rq_ch[rq_head]] <= 1'b0;
                 if (RLAST) begin
@@ -203,12 +246,13 @@ module hlsgen_m_axi #(
             if (WVALID && WREADY && WLAST) w_sent <= 1'b1;
             wr_ch <= wr_ch_next;
             wr_beat <= wr_beat_next;
-            if (w_act && w_sent && !AWVALID) begin
+            w_s <= STB'(wr_step_next);
+            if (w_ends) begin
                 w_act <= 1'b0;
                 w_sent <= 1'b0;
             end
-            if (!w_act && aw_pick >= 0 && bq_n < QD) begin
-                automatic int len = beats_of(aw_pick) - int'(nxt[aw_pick]) < MAXB ? beats_of(aw_pick) - int'(nxt[aw_pick]) : MAXB;
+            if (w_issue) begin
+                automatic int len = beats_of(aw_pick) - int'(nxt[aw_pick]) < wburst_of(aw_pick) ? beats_of(aw_pick) - int'(nxt[aw_pick]) : wburst_of(aw_pick);
                 AWVALID <= 1'b1;
                 AWADDR <= addr[aw_pick] + 64'(nxt[aw_pick]) * 64'(BYTES);
                 AWLEN <= 8'(len - 1);
@@ -223,7 +267,7 @@ module hlsgen_m_axi #(
             // write responses: a channel is done when all its beats are sent and answered
             if (BVALID) begin
                 automatic int c = int'(bq_ch[bq_head]);
-                automatic int left = int'(pend[c]) - 1 + ((!w_act && aw_pick == c && bq_n < QD) ? 1 : 0);
+                automatic int left = int'(pend[c]) - 1 + ((w_issue && aw_pick == c) ? 1 : 0);
                 pend[c] <= PB'(left);
                 bq_head <= (bq_head + 1) % QD;
                 bq_n_next--;

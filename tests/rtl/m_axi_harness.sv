@@ -4,12 +4,16 @@
 // the write channel sends pattern (a * 13 + 5) mod 256, and the test checks the memory. The
 // write channel may send beats [0, allow) only: the chip's readiness handshake. The write
 // beats' data is a register loaded with beat wr_beat_next, as a chip reading it from a block
-// RAM's registered port does.
+// RAM's registered port does. S0, S1, S2: each channel's cycles a beat (CH_STEPS): a read beat
+// is counted when taken (rd_take), on its last step.
 module m_axi_harness #(
     parameter int DW = 128,
     parameter int N0 = 40,
     parameter int N1 = 7,
-    parameter int N2 = 37
+    parameter int N2 = 37,
+    parameter int S0 = 1,
+    parameter int S1 = 1,
+    parameter int S2 = 1
 ) (
     input  logic          clk,
     input  logic          rst_n,
@@ -61,7 +65,10 @@ module m_axi_harness #(
     input  logic [0:0]    m_axi_gmem0_RID
 );
     localparam int BYTES = DW / 8;
-    logic g[3], b[3], ok[3], rd_valid;
+    logic g[3], b[3], ok[3], rd_valid, rd_take;
+    /* verilator lint_off UNUSEDSIGNAL */    // waiver: the write steps are the engine's to count
+    int rd_step, wr_step, wr_step_next;
+    /* verilator lint_on UNUSEDSIGNAL */
     logic [63:0] addr[3];
     int rd_ch, rd_beat, wr_ch, wr_beat, wr_ch_next, wr_beat_next, last[3];
     logic [DW-1:0] rd_data, wr_data;
@@ -78,10 +85,11 @@ module m_axi_harness #(
     end
     always_ff @(posedge clk) for (int k = 0; k < BYTES; k++) wr_data[8 * k +: 8] <= 8'((wr_beat_next * BYTES + k) * 13 + 5);
     hlsgen_m_axi #(.DW(DW), .NCH(3), .MAXB(16), .OUTST(16), .CH_WRITE(3'b100),
-                   .CH_BEATS({32'(N2), 32'(N1), 32'(N0)})) dut (
+                   .CH_BEATS({32'(N2), 32'(N1), 32'(N0)}), .CH_STEPS({32'(S2), 32'(S1), 32'(S0)})) dut (
         .clk(clk), .rst_n(rst_n), .go(g), .addr(addr), .busy(b), .rd_valid(rd_valid), .rd_ch(rd_ch),
-        .rd_beat(rd_beat), .rd_data(rd_data), .wr_ch(wr_ch), .wr_beat(wr_beat),
-        .wr_ch_next(wr_ch_next), .wr_beat_next(wr_beat_next), .wr_data(wr_data),
+        .rd_beat(rd_beat), .rd_data(rd_data), .rd_step(rd_step), .rd_take(rd_take), .wr_ch(wr_ch),
+        .wr_beat(wr_beat), .wr_step(wr_step), .wr_ch_next(wr_ch_next), .wr_beat_next(wr_beat_next),
+        .wr_step_next(wr_step_next), .wr_data(wr_data),
         .wr_strb('1), .wr_last_beat(last), .wr_ok(ok),
         .AWVALID(m_axi_gmem0_AWVALID), .AWREADY(m_axi_gmem0_AWREADY), .AWADDR(m_axi_gmem0_AWADDR),
         .AWID(m_axi_gmem0_AWID), .AWLEN(m_axi_gmem0_AWLEN), .AWSIZE(m_axi_gmem0_AWSIZE),
@@ -105,10 +113,10 @@ module m_axi_harness #(
             got1 <= 0;
             next0 <= 0;
             next1 <= 0;
-        end else if (rd_valid) begin
+        end else if (rd_take) begin
             automatic int bad = 0;
             automatic int want = rd_ch == 0 ? next0 : next1;
-            if (rd_ch > 1 || rd_beat != want) bad = 1;
+            if (rd_ch > 1 || rd_beat != want || rd_step + 1 != (rd_ch == 0 ? S0 : S1) || !rd_valid) bad = 1;
             for (int k = 0; k < BYTES; k++)
                 if (rd_data[8 * k +: 8] != 8'((rd_beat * BYTES + k) * 7 + 3 + 41 * rd_ch)) bad = 1;
             errors <= errors + bad;

@@ -604,7 +604,7 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
     for ch in channels:
         if ch.what == "weights":
             continue
-        beats, sampled = _beats(ch.base + offchip.onchip_index(ch, ch.count), ch.beat)
+        beats, sampled = _beats(ch.base + offchip.onchip_index(ch, ch.count), ch.lanes)   # a step a cycle
         client = f"m_axi {ch.bundle} {'write' if ch.write else 'read'} beats"
         pat.add(client, not ch.write, phase_of[ch.task], beats, sampled)
         beats_of.append((client, beats, sampled))

@@ -862,7 +862,9 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     ports_out = [_port(s, by_name) for s in (kb.stores[n] for n in graph.outputs if n not in off)]
     io = sum(p["beats"] for p in ports_in) + sum(p["beats"] for p in ports_out)
     bpc = port_bytes_per_cycle(device, sched.clock_mhz, sched.port_bits)
-    traffic = sum(MEMORY_LATENCY_CYCLES + math.ceil(ch.beats * sched.port_bits / 8 / bpc) + ch.beats for ch in channels)
+    # (a channel whose beat takes steps holds it on chip a cycle a step)
+    traffic = sum(MEMORY_LATENCY_CYCLES + math.ceil(ch.beats * sched.port_bits / 8 / bpc) + ch.beats * ch.steps
+                  for ch in channels)
     banks = banking.plan(layout, max(1, len(image)), sb, accesses, ports_in, ports_out, channels,
                          {n: (stage_of[n], n if sched.stages[stage_of[n]].mode == "sequential" else "")
                           for n in stage_of}, device,
@@ -893,7 +895,8 @@ def _dma_context(channels: List[offchip.Channel], pointers: List[Dict], outdir: 
         mine = [ch for ch in channels if ch.bundle == name]
         # the top's bundle b<j> (its j-th), its channel k's on-chip offsets (offchip.onchip_form)
         var = f"b{len(bundles)}_wr_beat_next", f"b{len(bundles)}_rd_beat"
-        bundles.append({"name": name, "channels": [dict(vars(ch), beats=ch.beats, index=channels.index(ch), local=k,
+        bundles.append({"name": name, "channels": [dict(vars(ch), beats=ch.beats, lanes=ch.lanes, steps=ch.steps,
+                                                        index=channels.index(ch), local=k,
                                                         task_label=label(ch.task, 40),
                                                         onchip=offchip.onchip_sv(
                                                             offchip.onchip_form(ch.c, ch.hw, ch.count, ch.beat),
@@ -902,7 +905,8 @@ def _dma_context(channels: List[offchip.Channel], pointers: List[Dict], outdir: 
                                                    for k, ch in enumerate(mine)]})
     cores = sorted({ch.core for ch in channels if ch.what == "weights"})
     return {"bundles": bundles, "pointers": pointers,
-            "channels": [dict(vars(ch), beats=ch.beats, index=k) for k, ch in enumerate(channels)],
+            "channels": [dict(vars(ch), beats=ch.beats, lanes=ch.lanes, steps=ch.steps, index=k)
+                         for k, ch in enumerate(channels)],
             "weight_cores": cores, "wb": wb,
             "axi_ports": offchip.AXI_PORTS, "dw": dw, "maxb": offchip.MAXB, "outst": offchip.OUTST,
             "ctrl_addr_bits": max(6, (0x10 + 12 * len(pointers)).bit_length())}

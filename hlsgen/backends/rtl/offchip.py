@@ -17,7 +17,11 @@ kernel's bundles and pointer arguments.
   starts on a row, `weight_beat`), and the core reads a weight only once it has arrived. That
   region of the WROM image is left zero.
 A channel starts when its task's first word starts (the trigger), as the model overlaps a
-task's transfers with its compute.
+task's transfers with its compute. A channel of activations whose beat holds more elements
+than --max-lanes moves it in steps (`Channel.lanes` elements a cycle, `cost.beat_lanes`;
+hlsgen_m_axi's CH_STEPS): it then takes as many of the activation memory's ports, and its
+regions need no more banks, as a core of that many lanes; its write bursts are shorter, so
+that a burst waits for about as many elements.
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ from typing import Dict, List
 import numpy as np
 
 from ...ir.graph import Graph
+from ...schedule.cost import beat_lanes
 from ...schedule.schedule import Schedule
 
 MAXB = 16          # beats per burst (16 beats of 512 bits = 1 KiB: bursts never cross 4 KiB)
@@ -99,10 +104,21 @@ class Channel:
     tab_bits: int = 0         # bits of its table's ROM (dma<k>.mem): its largest row count's (0: no table)
     c: int = 0                # a 4-D tensor is pixel-major (NHWC) off chip: its C and H*W (0: as on chip)
     hw: int = 0
+    epc: int = 0              # elements moved into or out of the activation memory a cycle (0: the beat)
 
     @property
     def beats(self) -> int:
         return -(-self.count // self.beat)
+
+    @property
+    def lanes(self) -> int:
+        """Elements a cycle between the beat and the chip: the memory ports the channel takes."""
+        return self.epc or self.beat
+
+    @property
+    def steps(self) -> int:
+        """Cycles a beat takes on the chip's side (hlsgen_m_axi's CH_STEPS)."""
+        return self.beat // self.lanes
 
 
 def onchip_form(c: int, hw: int, count: int, beat: int) -> Dict:
@@ -267,8 +283,10 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
                 if s.mode == "dataflow" and prod_stage.get(r) == s.index:
                     continue
                 st = real.stores[r]
+                beat = max(1, port_bits // st.cw)
                 reads.append(Channel(p.name, c, False, "input", n, r, bundle_of[r], ptr_of[r], 0, st.size, st.cw,
-                                     st.bits, st.signed, max(1, port_bits // st.cw), **_layout(graph, st)))
+                                     st.bits, st.signed, beat, **_layout(graph, st),
+                                     epc=beat_lanes(beat, sched.max_lanes)))
             if plans[p.name].weights == "offchip" and p.name in real.woff:
                 n = weights_per_task[p.name]
                 w = Channel(p.name, c, False, "weights", p.name, p.name, "gmem0", len(pointers) - 1,
@@ -282,8 +300,10 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
             for o in t.outputs:
                 if o in stored and o in ptr_of:
                     st = real.stores[o]
+                    beat = max(1, port_bits // st.cw)
                     out.append(Channel(p.name, c, True, "output", o, o, bundle_of[o], ptr_of[o], 0, st.size, st.cw,
-                                       st.bits, st.signed, max(1, port_bits // st.cw), **_layout(graph, st)))
+                                       st.bits, st.signed, beat, **_layout(graph, st),
+                                       epc=beat_lanes(beat, sched.max_lanes)))
     for ch in out:
         if ch.off % ALIGN:
             raise ValueError(f"m_axi channel of {ch.task}: offset {ch.off} is not {ALIGN}-byte aligned")

@@ -231,7 +231,8 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
               "pointers": core["pointers"], "memory": core["memory"],
               "bundles": [{"name": b["name"], "data_bits": core["dw"],
                            "channels": [{"task": c["task_label"], "what": c["what"], "write": c["write"],
-                                         "beats": c["beats"]} for c in b["channels"]]} for b in core["bundles"]],
+                                         "beats": c["beats"], "lanes": c["lanes"], "steps": c["steps"]}
+                                        for c in b["channels"]]} for b in core["bundles"]],
               "serial_cycles": core["serial_cycles"], "cycle_limit": 2 * core["serial_cycles"] + 1000,
               "configuration_words": core["words"],
               "cores": [{"index": c["index"], "stage": c["stage"], "words": c["params"]["NT"],
