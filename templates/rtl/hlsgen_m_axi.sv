@@ -150,7 +150,8 @@ module hlsgen_m_axi #(
     assign rd_beat = int'(rq_beat[rq_head]) + r_k;
     assign rd_data = RDATA;
     assign rd_step = int'(r_s);
-    assign RREADY = int'(r_s) + 1 >= steps_of(int'(rq_ch[rq_head]));
+    // (1 with no burst in flight: the queue's channel is not yet written, X in a 4-state simulator)
+    assign RREADY = max_steps() == 1 || rq_n == 0 || int'(r_s) + 1 >= steps_of(int'(rq_ch[rq_head]));
     assign rd_take = RVALID && RREADY;
 
     // ---------------------------------------------------------------- writes
