@@ -14,8 +14,9 @@ def act_mem_ports(core: Dict) -> Dict:
     reads `rc` (each core's NR read lanes), `rb` (each bundle's write channels: a port per
     element a cycle of its widest, offchip.Channel.lanes; the channel on W next chooses the
     addresses), `ro` (each output stream's beat); writes `wc` (each core's NW write lanes), `wb`
-    (each bundle's read channels into staging regions, the same), `wi` (each input stream's beat). `NRP`, `NWP`: all of
-    them; `clients`: every group's name and ports, for the top's comments and the report;
+    (each bundle's read channels into staging regions, the same), `wi` (each input stream's
+    beat). `NRP`, `NWP`: all of them; `clients`: every group's name and ports, for the top's
+    comments and the report;
     `AB`, `SB`: its address and word bits, and the widths of its packed port vectors (`raddr`,
     `re`, `rdata`, `we`, `waddr`, `wdata`: a port's AB or SB bits, or 1 bit, per port)."""
     ports = {"NRP": 0, "NWP": 0, "clients": [], "rc": {}, "rb": {}, "ro": {}, "wc": {}, "wb": {}, "wi": {}}
