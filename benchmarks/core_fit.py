@@ -9,8 +9,9 @@ benchmarks/core_points.json.
 --collect builds every Foundation test net for the capped small FPGA (as benchmarks/rtl_designs.py
 does) in dataflow and sequential mode, four of them again at other widths (LANES: --max-lanes),
 the nets of --u280 for the U280 in both modes, and make demo's design; and synthesizes each of
-their cores whole (synth_design.py's `_synth(out, c, "core")`, what `make synth-yosys SCOPE=core` does; a core with the same parameters and tables as
-one synthesized before in the run is not synthesized again). Each point is one core: its design,
+their cores whole (synth_design.py's `_synth(out, c, "core")`, what `make synth-yosys
+SCOPE=core` does; a core with the same parameters and tables as one synthesized before in the
+run is not synthesized again). Each point is one core: its design,
 its parameters (design.json's synth.cores[].core_params), the cost model's datapath figures for
 it, Yosys's LUT (in sites), LUTRAM, FF and DSP48E2, and the commit it was built at; the fit's
 inputs are computed from the parameters (`core_inputs`). The points of designs not built again

@@ -519,7 +519,7 @@ class Problem:
             shape = self.g.tensors[n].shape
             if n in self.io_off and len(shape) == 4 and shape[1] > 1 and shape[2] * shape[3] > 1:
                 part = b * (shape[1] - 1) / shape[1]
-                (serial_w if out else serial_r).append((part, part * slow if slow > 1 else part))
+                (serial_w if out else serial_r).append((part, part * slow))
                 b = b / shape[1]
             elif slow > 1 and len(shape) == 4 and shape[1] > 1 and shape[2] * shape[3] > 1:
                 # a spill is pixel-major off chip: its on-chip rows complete a pixel row of every
@@ -527,7 +527,7 @@ class Problem:
                 # or the last it writes, waits beside the compute, not under it (at the port's rate
                 # that wait is within a burst's rounding)
                 (serial_w if out else serial_r).append((0.0, shape[1] * shape[3] * cw / 8 * slow))
-            (writes if out else reads).append((b, b * slow if slow > 1 else b))
+            (writes if out else reads).append((b, b * slow))
         return reads, writes, serial_r, serial_w
 
     def _traffic(self, k: int, i: int, j: int, mode: str) -> _Traffic:
