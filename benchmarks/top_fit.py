@@ -9,8 +9,9 @@ benchmarks/top_points.json.
 
 --collect builds every Foundation test net for the capped small FPGA (as benchmarks/rtl_designs.py
 does: steered where the first schedule's RTL does not fit) in dataflow and sequential mode, and
-make demo's design, and six of the nets with their inputs and outputs off chip (OFFCHIP,
-sequential, `--io offchip`); synthesizes each whole top with its activation memory a black box (`make
+make demo's design, six of the nets with their inputs and outputs off chip (OFFCHIP,
+sequential, `--io offchip`) and two with their beats in steps (STEPPED, sequential,
+`--max-lanes 4`); synthesizes each whole top with its activation memory a black box (`make
 synth-yosys SCOPE=top`) and each of its cores whole (`SCOPE=core`). A point is one design: the
 top's inputs (report.json's rtl_synthesis_model.top.inputs, rtl/top.py's top_inputs), Yosys's
 LUT (sites) and FF of the top and of its cores summed, the m_axi engines' model, and the commit
@@ -33,6 +34,10 @@ POINTS = ROOT / "benchmarks" / "top_points.json"
 # pointers, channels and row tables beside the streamed designs (their off-chip inputs and
 # outputs are NCHW, as the host holds them, so none divides per beat)
 OFFCHIP = ["conv_bn_relu", "demo_cnn", "gap_linear", "mlp_w4", "residual", "two_ports"]
+# the nets also built with --max-lanes 4, sequential (since stop 56): their stream beats, and
+# their m_axi channels' beats of activations, move in steps (step_bits), beside the three capped
+# designs the build steers to --max-lanes itself (maxpool, demo_cnn, shuffle_block)
+STEPPED = ["conv_bn_relu", "two_ports"]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sim"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -82,6 +87,7 @@ def jobs_of(only: List[str]) -> List[tuple]:
     jobs = [(n, "capped", m) for n in NETS for m in ("dataflow", "sequential")]
     jobs.append(("make demo", "ultra96v2", "designs/demo-cnn-ultra96.yaml"))
     jobs += [(n, "capped", "sequential", ("--io", "offchip")) for n in OFFCHIP]
+    jobs += [(n, "capped", "sequential", ("--max-lanes", "4")) for n in STEPPED]
     return [j for j in jobs if j[0] in only or job_name(j) in only] if only else jobs
 
 

@@ -93,9 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "Zynq UltraScale+ boards; `hlsgen devices`)")
     p.add_argument("--max-segment", type=int, default=24, help="longest stage the auto search considers, in tasks (default 24)")
     p.add_argument("--max-lanes", type=int, metavar="N", help="fold no task wider than N lanes (VEC x PE x SIMD), and "
-                                                              "move no more than N elements of an off-chip beat a "
-                                                              "cycle: narrower tasks and beats reach the activation "
-                                                              "memory through fewer ports (default: no limit)")
+                                                              "move no more than N elements of an AXI4-Stream or "
+                                                              "off-chip beat a cycle: narrower tasks and beats reach "
+                                                              "the activation memory through fewer ports (default: no "
+                                                              "limit)")
     p.add_argument("--stages", default="", metavar="'S3 D7'",
                    help="fix the stages instead of searching: D<n> a dataflow stage of the next n tasks, S<n> a "
                         "sequential one (the notation the reports use); foldings and buffers are still chosen")
@@ -122,8 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "output streams (default: the device's)")
     p.add_argument("--max-segment", type=int, help="longest stage the auto search considers (default 24)")
     p.add_argument("--max-lanes", type=int, metavar="N", help="fold no task wider than N lanes (VEC x PE x SIMD), and "
-                                                              "move no more than N elements of an off-chip beat a "
-                                                              "cycle (default: no limit)")
+                                                              "move no more than N elements of an AXI4-Stream or "
+                                                              "off-chip beat a cycle (default: no limit)")
     p.add_argument("--stages", metavar="'S3 D7'", help="fix the stages instead of searching (see hlsgen schedule --help)")
     p.add_argument("--seed", type=int, help="seed of the random input the golden data is made from (default 0)")
     p.add_argument("--input", action="append", default=[], metavar="[NAME=]X.npy", help="float input array instead of a seeded one")
@@ -467,8 +468,9 @@ def _ways(s, opts, flags, pairs=False) -> list:
       the memory through fewer ports;
     - narrower tasks (--max-lanes), halving from below the widest task's lanes down to 1: a
       task whose datapath is cheap (a max pool, a slice) may be folded wide within the cap
-      while its reads and writes take as many of the memory's ports; an m_axi channel of
-      activations then moves a beat wider than that in steps of no more elements (cost.beat_lanes).
+      while its reads and writes take as many of the memory's ports; an AXI4-Stream port and an
+      m_axi channel of activations then move a beat wider than that in steps of no more
+      elements (cost.beat_lanes).
     With `pairs`, the ways tried where none of those alone fits instead: the narrowest ports
     with ever narrower tasks."""
     import dataclasses
@@ -477,8 +479,8 @@ def _ways(s, opts, flags, pairs=False) -> list:
     wide = _widest(s)
     lanes = [1 << k for k in range(wide.bit_length(), -1, -1) if (1 << k) < wide]
     why_bits = "a narrower beat needs fewer banks in the activation memory, and moves fewer bytes a cycle"
-    why_lanes = ("narrower tasks, and off-chip beats moved in as narrow steps, reach the activation memory through "
-                 "fewer ports")
+    why_lanes = ("narrower tasks, and stream and off-chip beats moved in as narrow steps, reach the activation memory "
+                 "through fewer ports")
     if pairs:
         if "--port-bits" not in flags or "--max-lanes" not in flags or not bits or not lanes:
             return []

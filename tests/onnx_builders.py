@@ -63,3 +63,14 @@ def grouped_net(batch=2, cin=8, cout=6, groups=2, hw=9):
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid(QDOMAIN, 1)])
     m.ir_version = 8
     return m
+
+
+def two_widths_net():
+    """x -> Quant -> conv 1x1 (4-bit weights) -> Relu -> Quant 8 bits -> y, and the same Relu ->
+    Quant 12 bits -> z: two graph outputs of different container widths (8 and 16 bits)."""
+    m = relu_net(input_dims=(1, 4, 6, 6))
+    g = m.graph
+    g.initializer.append(c("bits12", 12.0))
+    g.node.append(quant("mid", "z", "s_out", bits_name="bits12", name="out_quant12"))
+    g.output.append(helper.make_tensor_value_info("z", TensorProto.FLOAT, None))
+    return m

@@ -355,7 +355,8 @@ def test_the_top_fit_is_the_fit_of_its_points():
     """top.TOP_FIT and TOP_FF_FIT (the top's own logic, hlsgen_top less its cores, memory and m_axi
     engines, as Yosys builds it) are what benchmarks/top_fit.py fits on benchmarks/top_points.json:
     designs with and without off-chip channels, with one core and with several, with streamed inputs
-    and outputs and with them off chip (--io offchip: up to 5 pointers). The own logic is
+    and outputs and with them off chip (--io offchip: up to 5 pointers), with beats in steps
+    (--max-lanes: since stop 56). The own logic is
     a difference of two syntheses (the top, flattened, less its cores alone), noisy by 100-200 LUT
     (three designs of the same inputs: 349 to 491 LUT), so the fit prices each design's within 35%
     or 200 LUT; the whole top (its cores as synthesized, its engines as modeled) within 10%, or
@@ -369,6 +370,9 @@ def test_the_top_fit_is_the_fit_of_its_points():
     assert any(p["inputs"]["table_luts"] > 0 for p in points) and any(p["inputs"]["table_luts"] == 0 for p in points)
     assert len({p["inputs"]["counter_bits"] for p in points}) >= 5
     assert len({p["inputs"]["pointers"] for p in points}) >= 5 and any("--io offchip" in p["design"] for p in points)
+    # beats in steps (stop 56): m_axi bundles whose channels step, and stepped streams without them
+    assert sum(p["inputs"]["stepped_bundles"] > 0 for p in points) >= 3
+    assert sum(p["inputs"]["stepped_streams"] > 0 and p["inputs"]["stepped_bundles"] == 0 for p in points) >= 2
     for p in points:
         m, own = top_logic(p["inputs"]), fit.own(p, "LUT")
         assert abs(m["lut"] - own) <= max(200, 0.35 * own), (p["design"], m, own)

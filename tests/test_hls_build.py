@@ -366,12 +366,15 @@ def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not
         "setting": "--max-lanes 6", "instead_of": "tasks up to 72 lanes",
         "first_cycles": first["total_cycles"], "first_lut": syn["whole"]["lut"],
         "first_share_of_device": syn["share_of_device"]["lut"],
-        "why": "narrower tasks, and off-chip beats moved in as narrow steps, reach the activation memory through "
-               "fewer ports"}, steered["rtl_fit_steered"]
+        "why": "narrower tasks, and stream and off-chip beats moved in as narrow steps, reach the activation "
+               "memory through fewer ports"}, steered["rtl_fit_steered"]
     assert steered["rtl_synthesis_model"]["fits"] and given["rtl_fit_steered"] is None and "warning" not in r.stderr
     assert steered["max_lanes"] == given["max_lanes"] == 6 and steered["port_bits"] == 256, steered
     chans = [c for b in json.loads((out / "sim" / "design.json").read_text())["bundles"] for c in b["channels"]]
     assert {(c["lanes"], c["steps"]) for c in chans if c["what"] != "weights"} == {(4, 8)}, chans
+    streams = [(p["lanes"], p["steps"]) for k in ("inputs", "outputs")
+               for p in json.loads((out / "sim" / "design.json").read_text())[k]]
+    assert streams and all(lanes == 4 and steps > 1 for lanes, steps in streams), streams    # (since stop 56)
     for name in ("hls/kernel.cpp", "rtl/hlsgen_top.sv", "rtl/hlsgen_top_mem.sv", "sim/design.json"):
         assert (out / name).read_bytes() == (tmp_path / "mp16" / name).read_bytes(), name
     assert "tasks folded 6 lanes wide at most (--max-lanes)" in (out / "report.md").read_text()

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import onnx
 import pytest
 
 from conftest import ROOT, run_cli
@@ -192,6 +193,65 @@ def test_rtl_sim_under_random_gaps_and_backpressure(exported, tmp_path, net):
     assert res["elements"] == full["elements"] and res["cycles"] > full["cycles"]
     # the same RTL: the gaps are the testbench's, so the second run simulates the model built for the first
     assert "simulating it again without a new build" in r.stdout, r.stdout[-2000:]
+
+
+STEPPED_STREAMS = {
+    "two_ports": (("--device", "u280", "--max-lanes", "32"), [(n, 64, 32, 2) for n in ("in0", "in1", "out0", "out1")]),
+    "two_widths": (("--device", "u280", "--max-lanes", "32"),
+                   [("in0", 64, 32, 2), ("out0", 64, 32, 2), ("out1", 32, 32, 1)]),
+    "shuffle_block": (("--port-bits", "64", "--max-lanes", "4", "--rtl-fit", "warn", "--device", TARGETS["capped"][0],
+                       *TARGETS["capped"][1]), [("in0", 8, 4, 2), ("out0", 8, 4, 2)]),
+}
+
+
+@pytest.mark.parametrize("net", sorted(STEPPED_STREAMS))
+def test_stream_beats_move_in_steps_under_max_lanes(exported, tmp_path, net):
+    """--max-lanes N also moves an AXI4-Stream beat wider than N elements into or out of the
+    activation memory in steps (cost.beat_lanes, as an m_axi channel's since stop 55): an input's
+    TREADY comes with its last step; an output's steps shift into a gather register, and the
+    whole beat goes to TDATA's register while the next one shifts in behind it. At 32 lanes:
+    two_ports (two inputs, two outputs, out1 32 elements of a 64-element beat: its second step
+    all missing elements) moves every beat in 2 steps; two_widths (onnx_builders: outputs of 8-
+    and 16-bit containers) moves out0's in 2 steps of 256 bits and out1's in one of 512 (the whole
+    gather register; a shift of it by its own width was out of range, which this case found);
+    the capped shuffle_block at 64-bit ports and 4 lanes writes its spills' 8-element beats in
+    2 steps too (its m_axi write gather, the shift register's two-step form). Bit-exact at
+    full rate and under gaps and backpressure (which stall the output with a whole beat
+    gathered), every access within the planned banks, within 10% of the model at full rate;
+    each stream a client of `lanes` memory ports; the model charges beats x steps."""
+    if net == "two_widths":
+        from onnx_builders import two_widths_net
+        model = tmp_path / "two_widths.onnx"
+        onnx.save(two_widths_net(), str(model))
+    else:
+        model = exported(net, "qcdq")
+    out = tmp_path / "prj"
+    args, expected = STEPPED_STREAMS[net]
+    b = run_cli("build", model, "--mode", "sequential", "-o", out, *args)
+    assert b.returncode == 0, b.stderr
+    design = json.loads((out / "sim" / "design.json").read_text())
+    ports = [(p["name"], p["beat"], p["lanes"], p["steps"]) for p in design["inputs"] + design["outputs"]]
+    assert ports == expected, ports
+    clients = {c["client"]: c["n"] for c in design["synth"]["act_mem"]["clients"]}
+    assert all(clients[f"{'input' if n.startswith('in') else 'output'} {n} beats"] == lanes
+               for n, _, lanes, _ in ports), clients
+    rep = json.loads((out / "report.json").read_text())
+    assert rep["stream_in_cycles"] == sum(p["beats"] * p["steps"] for p in design["inputs"]), rep["stream_in_cycles"]
+    assert rep["stream_out_cycles"] == sum(p["beats"] * p["steps"] for p in design["outputs"]), rep["stream_out_cycles"]
+    top = (out / "rtl" / "hlsgen_top.sv").read_text()
+    assert "in0_TREADY = state == LOAD && port == 0 && int'(in_step) == 1;" in top
+    if net == "shuffle_block":
+        chans = [(c["write"], c["lanes"], c["steps"]) for bd in design["bundles"] for c in bd["channels"] if c["what"] != "weights"]
+        assert (True, 4, 2) in chans and "b0_wr_gather[31:0] <= b0_wr_stepd[31:0];" in top, chans
+    else:
+        assert "OUT_STEPS[2] = '{ 2, " in top
+    r, full = sim(out, "--banks")
+    assert r.returncode == 0 and full["passed"] and full["mismatches"] == 0, r.stdout[-2000:]
+    assert "every access kept to them" in r.stdout and abs(full["cycle_error"]) <= 0.10, full
+    for seed in (7, 8):
+        r, res = sim(out, "--gap", "0.5", "--backpressure", "0.7", "--seed", str(seed))
+        assert r.returncode == 0 and res["passed"] and res["elements"] == full["elements"], r.stdout[-2000:]
+        assert res["cycles"] > full["cycles"], (res["cycles"], full["cycles"])
 
 
 @pytest.mark.parametrize("args, stream", [(("--backpressure", "1.0"), "output stream out0 delivered 0 of"),

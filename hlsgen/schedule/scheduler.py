@@ -304,8 +304,9 @@ class Problem:
         # the graph's inputs and outputs on chip are AXI4-Stream ports of port_bits: both kernels
         # read the inputs into on-chip arrays before the first stage and write the outputs after
         # the last (in row-major order, which a producer completes only at its end), so those
-        # transfers are serial, not overlapped with any task. Off chip (--io), they are host
-        # buffers, read and written by their tasks as they run, like any off-chip tensor
+        # transfers are serial, not overlapped with any task (a beat a cycle, or in steps under
+        # --max-lanes: _beats). Off chip (--io), they are host buffers, read and written by their
+        # tasks as they run, like any off-chip tensor
         self.io = set(self.io_array)
         self.stream_in = sum(self._beats(n) for n in g.inputs if n in self.io) * self.opts.batch
         self.stream_out = sum(self._beats(n) for n in g.outputs if n in self.io) * self.opts.batch
@@ -354,8 +355,12 @@ class Problem:
                     None)
 
     def _beats(self, n: str) -> int:
+        """The cycles a graph input or output on chip takes on its AXI4-Stream port: its beats,
+        each in steps where --max-lanes moves fewer of a beat's elements a cycle into or out of
+        the RTL's activation memory (cost.beat_lanes)."""
         t = self.g.tensors[n]
-        return -(-t.size // max(1, self.opts.port_bits // container_bits(t.dtype.bits)))
+        beat = max(1, self.opts.port_bits // container_bits(t.dtype.bits))
+        return -(-t.size // beat) * (beat // beat_lanes(beat, self.opts.max_lanes))
 
     def mac_bound(self, i: int, j: int) -> int:
         """A lower bound on the cycles of tasks [i, j) in one stage at the stage budget: every

@@ -13,9 +13,9 @@ def act_mem_ports(core: Dict) -> Dict:
     """The activation memory's ports (hlsgen_act_mem), client by client, as (first port, ports):
     reads `rc` (each core's NR read lanes), `rb` (each bundle's write channels: a port per
     element a cycle of its widest, offchip.Channel.lanes; the channel on W next chooses the
-    addresses), `ro` (each output stream's beat); writes `wc` (each core's NW write lanes), `wb`
-    (each bundle's read channels into staging regions, the same), `wi` (each input stream's
-    beat). `NRP`, `NWP`: all of them; `clients`: every group's name and ports, for the top's
+    addresses), `ro` (each output stream's elements a cycle: its beat, or a step of it under
+    --max-lanes); writes `wc` (each core's NW write lanes), `wb` (each bundle's read channels
+    into staging regions, the same), `wi` (each input stream's, as `ro`). `NRP`, `NWP`: all of them; `clients`: every group's name and ports, for the top's
     comments and the report;
     `AB`, `SB`: its address and word bits, and the widths of its packed port vectors (`raddr`,
     `re`, `rdata`, `we`, `waddr`, `wdata`: a port's AB or SB bits, or 1 bit, per port)."""
@@ -35,14 +35,14 @@ def act_mem_ports(core: Dict) -> Dict:
         take("rb", b["name"], f"m_axi {b['name']} write beats",
              max([ch["lanes"] for ch in b["channels"] if ch["write"]], default=0))
     for o in core["outputs"]:
-        take("ro", o["name"], f"output {o['name']} beats", o["beat"])
+        take("ro", o["name"], f"output {o['name']} beats", o["lanes"])
     for c in core["cores"]:
         take("wc", c["index"], f"core{c['index']} write lanes", c["params"]["NW"])
     for b in core["bundles"]:
         take("wb", b["name"], f"m_axi {b['name']} read beats",
              max([ch["lanes"] for ch in b["channels"] if not ch["write"] and ch["what"] != "weights"], default=0))
     for i in core["inputs"]:
-        take("wi", i["name"], f"input {i['name']} beats", i["beat"])
+        take("wi", i["name"], f"input {i['name']} beats", i["lanes"])
     ab, sb = int(core["core_params"]["AB"]), int(core["sb"])
     nr, nw = ports["NRP"], ports["NWP"]
     ports.update(AB=ab, SB=sb, widths={"raddr": nr * ab, "re": nr, "rdata": nr * sb,

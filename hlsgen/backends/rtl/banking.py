@@ -594,11 +594,11 @@ def plan(layout: List[Dict], words: int, sb: int, accesses: List[Dict], inputs: 
         pat.add(f"core{c} write lanes", True, phase_of[a["task"]], wr, sampled)
     beats_of = []                            # (client, beats, sampled)
     for p in inputs:
-        beats, sampled = _beats(p["base"] + np.arange(p["size"], dtype=np.int64), p["beat"])
+        beats, sampled = _beats(p["base"] + np.arange(p["size"], dtype=np.int64), p["lanes"])   # a step a cycle
         pat.add(f"input {p['name']} beats", True, IN_PHASE, beats, sampled)
         beats_of.append((f"input {p['name']} beats", beats, sampled))
     for p in outputs:
-        beats, sampled = _beats(p["base"] + np.arange(p["size"], dtype=np.int64), p["beat"])
+        beats, sampled = _beats(p["base"] + np.arange(p["size"], dtype=np.int64), p["lanes"])   # a step a cycle
         pat.add(f"output {p['name']} beats", False, OUT_PHASE, beats, sampled)
         beats_of.append((f"output {p['name']} beats", beats, sampled))
     for ch in channels:

@@ -12,13 +12,14 @@ import copy
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
 from ...ir.graph import Graph
 from ...ops import OPS
-from ...schedule.cost import Folding, Resources, core_dsp, depth_of, evaluate, packing, port_bytes_per_cycle
+from ...schedule.cost import (Folding, Resources, beat_lanes, core_dsp, depth_of, evaluate, packing,
+                              port_bytes_per_cycle)
 from ...schedule.scheduler import MEMORY_LATENCY_CYCLES
 from ...schedule.schedule import Schedule
 from ...ir.types import container_bits
@@ -858,9 +859,9 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     # AXI4-Stream ports: none for the graph's inputs or outputs that are off chip (read and written
     # by their tasks' m_axi channels, at the pointers in0.. / out0..)
     off = set(sched.io_offchip_tensors)
-    ports_in = [_port(s, by_name) for s in (kb.stores[n] for n in graph.inputs if n not in off)]
-    ports_out = [_port(s, by_name) for s in (kb.stores[n] for n in graph.outputs if n not in off)]
-    io = sum(p["beats"] for p in ports_in) + sum(p["beats"] for p in ports_out)
+    ports_in = [_port(s, by_name, sched.max_lanes) for s in (kb.stores[n] for n in graph.inputs if n not in off)]
+    ports_out = [_port(s, by_name, sched.max_lanes) for s in (kb.stores[n] for n in graph.outputs if n not in off)]
+    io = sum(p["beats"] * p["steps"] for p in ports_in + ports_out)
     bpc = port_bytes_per_cycle(device, sched.clock_mhz, sched.port_bits)
     # (a channel whose beat takes steps holds it on chip a cycle a step)
     traffic = sum(MEMORY_LATENCY_CYCLES + math.ceil(ch.beats * sched.port_bits / 8 / bpc) + ch.beats * ch.steps
@@ -872,6 +873,7 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     return {"cores": cores, "core_params": core_params, "stages": stages, "sb": sb,
             "mem_words": max(1, len(image)), "mem_image": list(image) or [0],
             "mem_file": f"../rtl/{mem_file.name}", "inputs": ports_in, "outputs": ports_out, "layout": layout,
+            "step_widths": _step_widths(ports_in, ports_out),
             "words": len(program), "task_cycles": per_task, **dma, "banking": banks,
             # no core waits and nothing overlaps: an upper bound of the simulated cycles
             "serial_cycles": sum(per_task.values()) + io + traffic + 3 * len(stages) + 4,
@@ -1012,7 +1014,21 @@ def _check_zero_points(task, f: List[int], sb: int) -> None:
                              "activations")
 
 
-def _port(s, by_name: Dict[str, int]) -> Dict:
-    return {"name": s.port, "base": by_name[s.tensor], "size": s.size, "bits": s.bits, "signed": s.signed, "cw": s.cw, "label": s.label,
-            "beat": s.beat, "beats": s.beats, "tw": s.tw}
+def _step_widths(ports_in: List[Dict], ports_out: List[Dict]) -> Dict[str, int]:
+    """The bits of the top's counters for streams that move their beats in steps: an input's step
+    (`in_step`); an output's number, beat and step (`o_port`, `o_beat`, `o_step`)."""
+    def bits(n: int) -> int:
+        return max(1, (n - 1).bit_length())
+    return {"in_step": bits(max([p["steps"] for p in ports_in], default=1)),
+            "o_port": bits(len(ports_out)), "o_beat": bits(max([p["beats"] for p in ports_out], default=1)),
+            "o_step": bits(max([p["steps"] for p in ports_out], default=1))}
+
+
+def _port(s, by_name: Dict[str, int], max_lanes: Optional[int]) -> Dict:
+    """An AXI4-Stream port of the top: its tensor's place in the activation memory, its beat, and
+    the elements of a beat it moves into or out of the memory a cycle (`lanes`, in `steps` a
+    beat: cost.beat_lanes under --max-lanes, as an m_axi channel's)."""
+    lanes = beat_lanes(s.beat, max_lanes)
+    return {"name": s.port, "base": by_name[s.tensor], "size": s.size, "bits": s.bits, "signed": s.signed, "cw": s.cw,
+            "label": s.label, "beat": s.beat, "beats": s.beats, "tw": s.tw, "lanes": lanes, "steps": s.beat // lanes}
 

@@ -14,6 +14,13 @@ benchmarks/top_points.json), over what the template builds for a design:
 - `element_bits`: the address (AB bits) and live check of every element of a beat the top moves
   itself: the input streams' writes and the output streams' reads, an m_axi bundle's write-beat
   reads and its staging reads' writes, each permuted from off-chip (NHWC) order;
+- `stepped_bundles`: the m_axi bundles with a channel whose beats move in steps (--max-lanes,
+  cost.beat_lanes): the engine's step counts, the read ports' step muxes, the write gather
+  register, about as large whatever the beat and however many channels (stop 56: a term per
+  bit of the stepped beats priced the designs left out worse);
+- `stepped_streams`: the stream ports whose beats move in steps (an input's TDATA taken a step
+  at a time, a mux of its steps per memory port; an output's beat shifted into a gather
+  register and then into TDATA's, flip-flops with an enable);
 - `one`: the state machine, its beat, port and stage counters, and the stage's core masks.
 
 Until stop 53 none of it was priced, so the RTL's modeled figures were below Yosys's by it (954
@@ -22,17 +29,20 @@ flattened, less its cores alone), noisy by 100-200 LUT. Since stop 54 the fit is
 six of them with their inputs and outputs off chip (up to 5 pointers and 10 channels): within
 -30% to +57% of the own logic on them (at most 406 LUT), -51% to +73% on a design left out, and
 the top whole (cores synthesized, engines and own logic modeled) within -8.2% to +10.4%
-(docs/rtl.md, "The rest of the top priced, and cheaper" and "The top fit on 18 designs")."""
+(docs/rtl.md, "The rest of the top priced, and cheaper" and "The top fit on 18 designs").
+Since stop 56 it is on 21, five of them with beats in steps (stepped_bundles, stepped_streams):
+each within 35% or 200 LUT, -50% to +116% on a design left out (docs/rtl.md, "Stream beats in
+steps")."""
 from __future__ import annotations
 
 from typing import Dict, List
 
 # LUT sites and FF of the top's own logic a unit of each input (top_inputs); `one` a design.
 # Fitted by benchmarks/top_fit.py on benchmarks/top_points.json.
-TOP_FIT = {"one": 99.77, "pointers": 141.3, "offset_bits": 1.29, "table_luts": 0.0, "counter_bits": 0.01,
-           "element_bits": 0.4}
-TOP_FF_FIT = {"one": 68.14, "pointers": 104.46, "offset_bits": 0.17, "table_luts": 1.12, "counter_bits": 0.0,
-              "element_bits": 0.07}
+TOP_FIT = {"one": 126.98, "pointers": 138.23, "offset_bits": 1.49, "table_luts": 0.0, "counter_bits": 0.0,
+           "element_bits": 0.36, "stepped_bundles": 558.85, "stepped_streams": 31.35}
+TOP_FF_FIT = {"one": 83.66, "pointers": 108.94, "offset_bits": 0.0, "table_luts": 0.9, "counter_bits": 0.0,
+              "element_bits": 0.05, "stepped_bundles": 441.65, "stepped_streams": 156.69}
 
 
 def top_inputs(core: Dict, amem: Dict) -> Dict[str, int]:
@@ -51,6 +61,8 @@ def top_inputs(core: Dict, amem: Dict) -> Dict[str, int]:
         "table_luts": sum(ch["tab_bits"] * -(-ch["beats"] // 64) for ch in chans if ch["tab_bits"]),
         "counter_bits": cb * (int(params["NC"]) + sum(c["publishes"] for c in core["cores"]) + staging_reads),
         "element_bits": int(params["AB"]) * elements,
+        "stepped_bundles": sum(1 for b in core["bundles"] if any(ch["steps"] > 1 for ch in b["channels"])),
+        "stepped_streams": sum(1 for p in core["inputs"] + core["outputs"] if p["steps"] > 1),
     }
 
 

@@ -470,8 +470,8 @@ def _synthesis_md(m: Dict, device) -> List[str]:
                       f"engines, benchmarks/m_axi_fit.py): {m['m_axi']['lut']:,} LUT, {m['m_axi']['ff']:,} FF"
                       if m["m_axi"]["bundles"] else "") +
                   f"; the rest of the top's own logic (AXI4-Lite control, channel addresses and tables, row counters, "
-                  f"the stream and channel elements it moves, stage sequencing; fitted on synthesized designs, "
-                  f"benchmarks/top_fit.py): {m['top']['lut']:,} LUT, {m['top']['ff']:,} FF",
+                  f"the stream and channel elements it moves, beats moved in steps, stage sequencing; fitted on "
+                  f"synthesized designs, benchmarks/top_fit.py): {m['top']['lut']:,} LUT, {m['top']['ff']:,} FF",
               f"- **the RTL: {w['lut']:,} LUT{pct('lut')}, "
               f"{w['ff']:,} FF{pct('ff')}, {w['dsp']} DSP48E2{pct('dsp')}, {w['bram18']} BRAM18{pct('bram18')}, "
               f"{w['uram']} URAM{pct('uram')} of {device.name}**" +
