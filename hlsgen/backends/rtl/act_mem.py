@@ -15,8 +15,8 @@ def act_mem_ports(core: Dict) -> Dict:
     element a cycle of its widest, offchip.Channel.lanes; the channel on W next chooses the
     addresses), `ro` (each output stream's elements a cycle: its beat, or a step of it under
     --max-lanes); writes `wc` (each core's NW write lanes), `wb` (each bundle's read channels
-    into staging regions, the same), `wi` (each input stream's, as `ro`). `NRP`, `NWP`: all of them; `clients`: every group's name and ports, for the top's
-    comments and the report;
+    into staging regions, the same), `wi` (each input stream's, as `ro`). `NRP`, `NWP`: all of
+    them; `clients`: every group's name and ports, for the top's comments and the report;
     `AB`, `SB`: its address and word bits, and the widths of its packed port vectors (`raddr`,
     `re`, `rdata`, `we`, `waddr`, `wdata`: a port's AB or SB bits, or 1 bit, per port)."""
     ports = {"NRP": 0, "NWP": 0, "clients": [], "rc": {}, "rb": {}, "ro": {}, "wc": {}, "wb": {}, "wi": {}}
