@@ -34,9 +34,9 @@ POINTS = ROOT / "benchmarks" / "top_points.json"
 # pointers, channels and row tables beside the streamed designs (their off-chip inputs and
 # outputs are NCHW, as the host holds them, so none divides per beat)
 OFFCHIP = ["conv_bn_relu", "demo_cnn", "gap_linear", "mlp_w4", "residual", "two_ports"]
-# the nets also built with --max-lanes 4, sequential (since stop 56): their stream beats, and
-# their m_axi channels' beats of activations, move in steps (step_bits), beside the three capped
-# designs the build steers to --max-lanes itself (maxpool, demo_cnn, shuffle_block)
+# the nets also built with --max-lanes 4, sequential (since stop 56): their stream beats move in
+# steps and no m_axi channel's does (stepped_streams without stepped_bundles), beside the three
+# capped designs the build steers to --max-lanes itself, whose channels step too
 STEPPED = ["conv_bn_relu", "two_ports"]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sim"))

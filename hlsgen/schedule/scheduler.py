@@ -305,11 +305,11 @@ class Problem:
         # read the inputs into on-chip arrays before the first stage and write the outputs after
         # the last (in row-major order, which a producer completes only at its end), so those
         # transfers are serial, not overlapped with any task (a beat a cycle, or in steps under
-        # --max-lanes: _beats). Off chip (--io), they are host buffers, read and written by their
-        # tasks as they run, like any off-chip tensor
+        # --max-lanes: _stream_cycles). Off chip (--io), they are host buffers, read and written
+        # by their tasks as they run, like any off-chip tensor
         self.io = set(self.io_array)
-        self.stream_in = sum(self._beats(n) for n in g.inputs if n in self.io) * self.opts.batch
-        self.stream_out = sum(self._beats(n) for n in g.outputs if n in self.io) * self.opts.batch
+        self.stream_in = sum(self._stream_cycles(n) for n in g.inputs if n in self.io) * self.opts.batch
+        self.stream_out = sum(self._stream_cycles(n) for n in g.outputs if n in self.io) * self.opts.batch
         self.io_bytes = sum(self.bits[n] // 8 for n in self.io if n in self.bits) * self.opts.batch
         self.last = {n: (self.n if n in outs else max(self.cons.get(n, [self.prod[n]]))) for n in self.act}
         # every stored tensor is its own array for the whole run too (a static scratchpad of the
@@ -354,7 +354,7 @@ class Problem:
         return next((k for k, t in enumerate(self.tasks) if self.nests[k].free and (n in t.inputs or n in t.outputs)),
                     None)
 
-    def _beats(self, n: str) -> int:
+    def _stream_cycles(self, n: str) -> int:
         """The cycles a graph input or output on chip takes on its AXI4-Stream port: its beats,
         each in steps where --max-lanes moves fewer of a beat's elements a cycle into or out of
         the RTL's activation memory (cost.beat_lanes)."""

@@ -897,7 +897,12 @@ def _dma_context(channels: List[offchip.Channel], pointers: List[Dict], outdir: 
         mine = [ch for ch in channels if ch.bundle == name]
         # the top's bundle b<j> (its j-th), its channel k's on-chip offsets (offchip.onchip_form)
         var = f"b{len(bundles)}_wr_beat_next", f"b{len(bundles)}_rd_beat"
-        bundles.append({"name": name, "channels": [dict(vars(ch), beats=ch.beats, lanes=ch.lanes, steps=ch.steps,
+        # a stepped write channel's earlier steps wait in the bundle's gather register, its last
+        # step's elements beside it (top.sv.j2's b<j>_wr_gather, b<j>_wr_stepd)
+        stepped = [ch for ch in mine if ch.write and ch.steps > 1]
+        bundles.append({"gather_bits": max([(ch.beat - ch.lanes) * ch.cw for ch in stepped], default=0),
+                        "stepd_bits": max([ch.lanes * ch.cw for ch in stepped], default=0),
+                        "name": name, "channels": [dict(vars(ch), beats=ch.beats, lanes=ch.lanes, steps=ch.steps,
                                                         index=channels.index(ch), local=k,
                                                         task_label=label(ch.task, 40),
                                                         onchip=offchip.onchip_sv(
@@ -1014,14 +1019,18 @@ def _check_zero_points(task, f: List[int], sb: int) -> None:
                              "activations")
 
 
-def _step_widths(ports_in: List[Dict], ports_out: List[Dict]) -> Dict[str, int]:
-    """The bits of the top's counters for streams that move their beats in steps: an input's step
-    (`in_step`); an output's number, beat and step (`o_port`, `o_beat`, `o_step`)."""
+def _step_widths(ports_in: List[Dict], ports_out: List[Dict]) -> Dict:
+    """What the top's streams that move their beats in steps are built of: the bits of its
+    counters, an input's step (`in_step`) and an output's number, beat and step (`o_port`,
+    `o_beat`, `o_step`); the outputs' gather register (`gw`: the widest beat) and a step's bits
+    (`sw`: the widest output's), and whether every output's step has those bits (`one_sw`)."""
     def bits(n: int) -> int:
         return max(1, (n - 1).bit_length())
+    steps = {p["step_bits"] for p in ports_out}
     return {"in_step": bits(max([p["steps"] for p in ports_in], default=1)),
             "o_port": bits(len(ports_out)), "o_beat": bits(max([p["beats"] for p in ports_out], default=1)),
-            "o_step": bits(max([p["steps"] for p in ports_out], default=1))}
+            "o_step": bits(max([p["steps"] for p in ports_out], default=1)),
+            "gw": max([p["tw"] for p in ports_out], default=0), "sw": max(steps, default=0), "one_sw": len(steps) <= 1}
 
 
 def _port(s, by_name: Dict[str, int], max_lanes: Optional[int]) -> Dict:
@@ -1030,5 +1039,6 @@ def _port(s, by_name: Dict[str, int], max_lanes: Optional[int]) -> Dict:
     beat: cost.beat_lanes under --max-lanes, as an m_axi channel's)."""
     lanes = beat_lanes(s.beat, max_lanes)
     return {"name": s.port, "base": by_name[s.tensor], "size": s.size, "bits": s.bits, "signed": s.signed, "cw": s.cw,
-            "label": s.label, "beat": s.beat, "beats": s.beats, "tw": s.tw, "lanes": lanes, "steps": s.beat // lanes}
+            "label": s.label, "beat": s.beat, "beats": s.beats, "tw": s.tw, "lanes": lanes, "steps": s.beat // lanes,
+            "step_bits": lanes * s.cw}
 
