@@ -176,3 +176,34 @@ def accumulator_range(a: IntType | Tuple[int, int], w: IntType | Tuple[int, int]
     wlo, whi = (w.min, w.max) if isinstance(w, IntType) else w
     prods = [alo * wlo, alo * whi, ahi * wlo, ahi * whi]
     return length * min(prods), length * max(prods)
+
+
+# Integers a float type holds exactly: every integer of magnitude up to 2^mantissa-bits+1
+EXACT_FLOAT = ((np.float32, 1 << 24), (np.float64, 1 << 53))
+
+
+def _magnitude(x: np.ndarray) -> int:
+    """The largest |value| of an integer array, as a Python int (no int64 overflow)."""
+    return max(abs(int(x.max())), abs(int(x.min()))) if x.size else 0
+
+
+def int_matmul(a, b) -> np.ndarray:
+    """a @ b of integer arrays (np.matmul's broadcasting), exact, as int64.
+
+    NumPy multiplies int64 matrices with a plain loop, and converting a large weight matrix
+    to int64 takes 8 bytes an element; a float GEMM (BLAS) is much faster. It is exact when
+    every sum it forms is an integer the float holds: each partial sum of a dot product of
+    length K is at most K x max|a| x max|b| in magnitude, so below 2^24 float32 computes it
+    exactly, whatever the order and blocking of the additions, with or without fused
+    multiply-adds (each result is an integer it represents, so nothing rounds). Otherwise
+    float64 below 2^53, the int64 loop below 2^63, and Python integers (an object array) above,
+    where int64 would wrap."""
+    a, b = np.asarray(a), np.asarray(b)
+    k = a.shape[-1]
+    bound = k * _magnitude(a) * _magnitude(b)
+    for ftype, exact in EXACT_FLOAT:
+        if bound < exact:
+            return np.matmul(a.astype(ftype), b.astype(ftype)).astype(np.int64)
+    if bound < 1 << 63:
+        return np.matmul(a.astype(np.int64), b.astype(np.int64))
+    return np.matmul(a.astype(object), b.astype(object))

@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from hlsgen.ir import Graph, IntType, Quant, Task, Tensor
-from hlsgen.numerics import apply_requant, make_requant, round_shift
+from hlsgen.numerics import EXACT_FLOAT, apply_requant, int_matmul, make_requant, round_shift
 from hlsgen.ops import OPS
 
 
@@ -55,6 +55,50 @@ def test_requant_matches_real_rounding(term_scale, out_scale, bias_lsb, zp, accs
     decided = frac > 2**-20 * np.maximum(1, np.abs(real))
     assert np.array_equal(got[decided], ref[decided])
     assert np.all(np.abs(got - ref) <= 1)
+
+
+def _exact_matmul(a, b):
+    """a @ b in Python integers (object arrays): no rounding, no overflow."""
+    return np.matmul(a.astype(object), b.astype(object))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 6), st.integers(1, 6), st.integers(0, 31), st.integers(0, 31),
+       st.integers(0, 2**32 - 1))
+def test_int_matmul_is_exact_at_every_magnitude(k, rows, cols, abits, bbits, seed):
+    """Operands from 1 to 32 bits: the products' sums straddle float32's 2^24 and float64's 2^53
+    (and the int64 path above), with every value at its extremes as likely as between them."""
+    rng = np.random.default_rng(seed)
+
+    def draw(shape, bits):
+        lim = 1 << bits
+        v = rng.integers(-lim, lim, size=shape, endpoint=True)
+        ends = rng.integers(0, 3, size=shape)
+        return np.where(ends == 0, lim, np.where(ends == 1, -lim, v)).astype(np.int64)
+    a, b = draw((rows, k), abits), draw((k, cols), bbits)
+    assert np.array_equal(int_matmul(a, b).astype(object), _exact_matmul(a, b))
+
+
+def test_int_matmul_takes_the_narrowest_float_that_is_exact():
+    """A float path is taken only where its sums cannot round: 2^24 + 1 rounds to 2^24 in
+    float32 and 2^53 + 1 to 2^53 in float64, and int64 wraps at 2^63; int_matmul returns
+    each exactly. Below 2^24, float32 is exact on the largest magnitudes it is given."""
+    one = np.array([[1], [1]], dtype=np.int64)
+    for big in (1 << 24, 1 << 53):
+        a = np.array([[big, 1]], dtype=np.int64)
+        assert int_matmul(a, one)[0, 0] == big + 1
+    a = np.array([[1 << 24, 1]], dtype=np.int64)
+    assert (a.astype(np.float32) @ one.astype(np.float32))[0, 0] == 1 << 24     # what float32 alone would give
+    assert int_matmul(np.array([[1 << 62, 1 << 62]], dtype=np.int64), one)[0, 0] == 1 << 63   # beyond int64
+    k, m = 64, (1 << 9) - 1                           # 64 x 511 x 511 < 2^24: float32, every term at its extreme
+    a, b = np.full((2, k), -m, dtype=np.int64), np.full((k, 3), m, dtype=np.int64)
+    assert k * m * m < EXACT_FLOAT[0][1] and (int_matmul(a, b) == -k * m * m).all()
+    # broadcasting of stacked operands, as np.matmul: (2, 3, 4) @ (4, 5) and (1, 3, 4) @ (2, 4, 5)
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(-128, 128, (2, 3, 4)), rng.integers(-8, 8, (4, 5))
+    assert np.array_equal(int_matmul(a, b), a @ b)
+    a, b = rng.integers(-128, 128, (1, 3, 4)), rng.integers(-8, 8, (2, 4, 5))
+    assert np.array_equal(int_matmul(a, b), a @ b)
 
 
 def _graph_with(op, attrs, x_shape, x_type, w=None, zx=0):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..numerics import apply_requant
+from ..numerics import apply_requant, int_matmul
 from .base import LoopNest, OpKind, act_bits, reduction_acc_bits, register, zero_point
 
 
@@ -19,9 +19,9 @@ class Linear(OpKind):
 
     @staticmethod
     def golden(task, graph, inputs):
-        w = graph.tensors[task.inputs[1]].data.astype(np.int64)
+        w = graph.tensors[task.inputs[1]].data
         a = inputs[0].astype(np.int64) - zero_point(graph, task.inputs[0])
-        acc = a @ w.T
+        acc = int_matmul(a, w.T)
         return [apply_requant([acc], task.attrs["requant"])]
 
     @staticmethod

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ..numerics import apply_requant
+from ..numerics import apply_requant, int_matmul
 from .base import LoopNest, OpKind, act_bits, channel_layout, reduction_acc_bits, register, zero_point
 
 
@@ -62,7 +62,7 @@ class MatMul(OpKind):
     def golden(task, graph, inputs):
         a = inputs[0].astype(np.int64) - zero_point(graph, task.inputs[0])
         b = inputs[1].astype(np.int64) - zero_point(graph, task.inputs[1])
-        return [apply_requant([np.matmul(a, b)], task.attrs["requant"])]
+        return [apply_requant([int_matmul(a, b)], task.attrs["requant"])]
 
     @staticmethod
     def macs(task, graph):
