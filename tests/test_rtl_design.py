@@ -17,7 +17,7 @@ import onnx
 import pytest
 
 from conftest import ROOT, run_cli
-from test_hls_build import NETS, TARGETS
+from test_hls_build import NETS, TARGETS, single_mode_of_auto
 
 
 def sim(out, *args):
@@ -48,18 +48,6 @@ def test_a_steered_build_simulates_bit_exact(exported, tmp_path):
     assert "every access kept to them" in r.stdout and abs(res["cycle_error"]) <= 0.10, res
 
 
-def _project_files(out: Path) -> dict:
-    """Every file of an emitted project, by its path, but for the reports and the kernel's first
-    line (which name the mode the user asked for)."""
-    files = {}
-    for p in sorted(out.rglob("*")):
-        rel = p.relative_to(out).as_posix()
-        if p.is_file() and rel not in ("report.md", "report.json"):
-            data = p.read_bytes()
-            files[rel] = data.split(b"\n", 1)[1] if rel == "hls/kernel.cpp" else data
-    return files
-
-
 @pytest.mark.parametrize("target", sorted(TARGETS))
 @pytest.mark.parametrize("mode", ["dataflow", "sequential", "auto"])
 @pytest.mark.parametrize("net", NETS)
@@ -68,18 +56,16 @@ def test_rtl_sim_bit_exact(exported, tmp_path, net, mode, target):
     --routes` lists each design's stages), its project is that mode's, file for file (checked
     here), and the [that mode] case simulates it: auto's case simulates only a design of its own
     (a segmentation of several stages)."""
-    from hlsgen.schedule.schedule import parse_segmentation
     out, b = build(exported, tmp_path, net, mode, target)
     if b.returncode != 0:
         assert target == "capped" and mode == "dataflow" and b.returncode == 2, b.stderr
         return
-    stages = parse_segmentation(json.loads((out / "report.json").read_text())["segmentation"])
-    if mode == "auto" and len(stages) == 1:
-        same, b = build(exported, tmp_path / "same", net, stages[0][0], target)
+
+    def build_mode(m):
+        same, b = build(exported, tmp_path / "same", net, m, target)
         assert b.returncode == 0, b.stderr
-        mine, theirs = _project_files(out), _project_files(same)
-        assert sorted(mine) == sorted(theirs) and all(mine[k] == theirs[k] for k in mine), \
-            [k for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k)]
+        return same
+    if mode == "auto" and single_mode_of_auto(out, build_mode):
         return
     r, res = sim(out, "--banks")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
