@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                               "off-chip beat a cycle: narrower tasks and beats reach "
                                                               "the activation memory through fewer ports (default: no "
                                                               "limit)")
+    p.add_argument("--max-beat-lanes", type=int, metavar="N",
+                   help="move no more than N elements of an AXI4-Stream or off-chip beat of activations a cycle, "
+                        "whatever --max-lanes is (default: --max-lanes's limit)")
     p.add_argument("--stages", default="", metavar="'S3 D7'",
                    help="fix the stages instead of searching: D<n> a dataflow stage of the next n tasks, S<n> a "
                         "sequential one (the notation the reports use); foldings and buffers are still chosen")
@@ -125,6 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-lanes", type=int, metavar="N", help="fold no task wider than N lanes (VEC x PE x SIMD), and "
                                                               "move no more than N elements of an AXI4-Stream or "
                                                               "off-chip beat a cycle (default: no limit)")
+    p.add_argument("--max-beat-lanes", type=int, metavar="N",
+                   help="move no more than N elements of an AXI4-Stream or off-chip beat of activations a cycle, "
+                        "whatever --max-lanes is (default: --max-lanes's limit)")
     p.add_argument("--stages", metavar="'S3 D7'", help="fix the stages instead of searching (see hlsgen schedule --help)")
     p.add_argument("--seed", type=int, help="seed of the random input the golden data is made from (default 0)")
     p.add_argument("--input", action="append", default=[], metavar="[NAME=]X.npy", help="float input array instead of a seeded one")
@@ -255,7 +261,7 @@ def cmd_schedule(a) -> int:
     device = load_device(a.device)
     opts = ScheduleOptions(mode=a.mode, clock_mhz=a.clock, resource_cap=a.resource_cap, objective=a.objective,
                            batch=a.batch, weights=a.weights, port_bits=a.port_bits, max_segment=a.max_segment,
-                           stages=a.stages, io=a.io, max_lanes=a.max_lanes)
+                           stages=a.stages, io=a.io, max_lanes=a.max_lanes, max_beat_lanes=a.max_beat_lanes)
     opts.check()
     if a.stages and a.compare_modes:
         raise HlsgenError("--compare-modes compares the three modes; it does not take --stages")
@@ -321,12 +327,13 @@ def cmd_build(a) -> int:
         design = Design(name=stem, path=Path(a.model), model=Path(a.model), device=a.device)
     cli = {"mode": a.mode, "clock": a.clock, "resource_cap": a.resource_cap, "objective": a.objective,
            "weights": a.weights, "port_bits": a.port_bits, "max_segment": a.max_segment, "stages": a.stages,
-           "io": a.io, "max_lanes": a.max_lanes}
+           "io": a.io, "max_lanes": a.max_lanes, "max_beat_lanes": a.max_beat_lanes}
     o = dict(design.options, **{k: v for k, v in cli.items() if v is not None})
     opts = ScheduleOptions(mode=o.get("mode", "auto"), clock_mhz=o.get("clock"), resource_cap=o.get("resource_cap", 0.8),
                            objective=o.get("objective", "latency"), weights=o.get("weights", "auto"),
                            port_bits=o.get("port_bits"), max_segment=o.get("max_segment", 24),
-                           stages=o.get("stages", ""), io=o.get("io", "auto"), max_lanes=o.get("max_lanes"))
+                           stages=o.get("stages", ""), io=o.get("io", "auto"), max_lanes=o.get("max_lanes"),
+                           max_beat_lanes=o.get("max_beat_lanes"))
     opts.check()
     device = load_device(a.device or design.device)
     out = Path(a.output or design.output or f"build/{design.name}")

@@ -26,7 +26,7 @@ import yaml
 from .errors import HlsgenError
 
 KEYS = {"name", "model", "device", "mode", "clock", "resource_cap", "weights", "objective", "seed", "output",
-        "port_bits", "max_segment", "batch", "description", "stages", "io", "max_lanes"}
+        "port_bits", "max_segment", "batch", "description", "stages", "io", "max_lanes", "max_beat_lanes"}
 MODEL_KEYS = {"zoo", "testnet", "config", "format", "seed", "act_bits", "weight_bits"}
 
 
@@ -77,7 +77,8 @@ def load_design(path) -> Design:
         device = str(path.parent / device)
     opts = {}
     for key, typ in (("mode", str), ("clock", float), ("resource_cap", float), ("weights", str), ("objective", str),
-                     ("port_bits", int), ("max_segment", int), ("batch", int), ("stages", str), ("io", str), ("max_lanes", int)):
+                     ("port_bits", int), ("max_segment", int), ("batch", int), ("stages", str), ("io", str), ("max_lanes", int),
+                     ("max_beat_lanes", int)):
         if key in data:
             v = data[key]
             if typ is float and isinstance(v, int) and not isinstance(v, bool):

@@ -240,6 +240,47 @@ def test_stream_beats_move_in_steps_under_max_lanes(exported, tmp_path, net):
         assert res["cycles"] > full["cycles"], (res["cycles"], full["cycles"])
 
 
+def test_max_beat_lanes_steps_beats_apart_from_tasks(exported, tmp_path):
+    """--max-beat-lanes N limits the elements of a beat of activations moved a cycle on chip,
+    whatever --max-lanes is (which limits them too where it is not given). The capped maxpool
+    with tasks up to 8 lanes and beats of 4: its streams and its spills' m_axi channels move
+    4 elements a step while a task folds 8 lanes wide; the model charges the steps, and the
+    design simulates bit-exact within 10% of it, every access within the planned banks. The
+    other way round, from a design file: two_ports on the U280 with tasks of 4 lanes and beats
+    of 32 moves each 64-element beat in 2 steps. A limit below 1 is refused, as --max-lanes's."""
+    device, extra = TARGETS["capped"]
+    out = tmp_path / "mp"
+    b = run_cli("build", exported("maxpool", "qcdq"), "--device", device, "--mode", "sequential", "-o", out, *extra,
+                "--max-lanes", "8", "--max-beat-lanes", "4")
+    assert b.returncode == 0, b.stderr
+    rep = json.loads((out / "report.json").read_text())
+    design = json.loads((out / "sim" / "design.json").read_text())
+    assert rep["max_lanes"] == 8 and rep["max_beat_lanes"] == 4, rep
+    assert max(t["vec"] * t["pe"] * t["simd"] for st in rep["stages"] for t in st["tasks"]) == 8, rep["stages"]
+    streams = [(p["lanes"], p["steps"]) for p in design["inputs"] + design["outputs"]]
+    chans = {(c["lanes"], c["steps"]) for bd in design["bundles"] for c in bd["channels"] if c["what"] != "weights"}
+    assert streams and all(lanes == 4 and steps > 1 for lanes, steps in streams) and chans == {(4, 8)}, (streams, chans)
+    assert rep["stream_in_cycles"] == sum(p["beats"] * p["steps"] for p in design["inputs"]), rep["stream_in_cycles"]
+    assert "beats of activations moved 4 elements a cycle at most (--max-beat-lanes)" in \
+        run_cli("schedule", exported("maxpool", "qcdq"), "--device", device, "--mode", "sequential", *extra,
+                "--max-lanes", "8", "--max-beat-lanes", "4").stdout
+    r, res = sim(out, "--banks")
+    assert r.returncode == 0 and res["passed"] and res["mismatches"] == 0, r.stdout[-2000:]
+    assert "every access kept to them" in r.stdout and abs(res["cycle_error"]) <= 0.10, res
+    spec = tmp_path / "two.yaml"
+    spec.write_text(f"name: two\nmodel: {exported('two_ports', 'qcdq')}\ndevice: u280\nmode: sequential\n"
+                    "max_lanes: 4\nmax_beat_lanes: 32\n")
+    b = run_cli("build", spec, "-o", tmp_path / "two")
+    assert b.returncode == 0, b.stderr
+    rep = json.loads((tmp_path / "two" / "report.json").read_text())
+    design = json.loads((tmp_path / "two" / "sim" / "design.json").read_text())
+    assert max(t["vec"] * t["pe"] * t["simd"] for st in rep["stages"] for t in st["tasks"]) <= 4, rep["stages"]
+    assert [(p["beat"], p["lanes"], p["steps"]) for p in design["inputs"] + design["outputs"]] == [(64, 32, 2)] * 4
+    b = run_cli("build", exported("maxpool", "qcdq"), "--device", "u280", "-o", tmp_path / "bad", "--max-beat-lanes", "-2")
+    assert b.returncode == 2 and "--max-beat-lanes -2 must be a whole number of elements" in b.stderr, b.stderr
+    assert not (tmp_path / "bad").exists()
+
+
 @pytest.mark.parametrize("args, stream", [(("--backpressure", "1.0"), "output stream out0 delivered 0 of"),
                                           (("--gap", "1.0"), "input stream in0 accepted 0 of")])
 def test_a_stalled_stream_is_named(exported, tmp_path, args, stream):

@@ -477,6 +477,7 @@ def test_schedule_cli_compare_modes(exported, tmp_path):
     (["--batch", "0"], "batch"),
     (["--plot", "x.svg"], ".png"),
     (["--max-lanes", "0"], "--max-lanes 0 must be a whole number of lanes"),
+    (["--max-beat-lanes", "0"], "--max-beat-lanes 0 must be a whole number of elements"),
 ])
 def test_schedule_cli_bad_options(exported, tmp_path, args, needle):
     r = run_cli("schedule", exported("mlp_w4"), "--device", "kv260", *args, cwd=tmp_path)

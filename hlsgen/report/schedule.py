@@ -37,7 +37,9 @@ def format_schedule(s: Schedule, device: Device) -> str:
                                                 f"that one memory channel moves in a cycle)"
                                                 if s.port_bits < device.port_bits
                                                 and s.port_bits == default_port_bits(device, s.clock_mhz) else "")
-             + (f", tasks folded {s.max_lanes} lanes wide at most (--max-lanes)" if s.max_lanes else ""),
+             + (f", tasks folded {s.max_lanes} lanes wide at most (--max-lanes)" if s.max_lanes else "")
+             + (f", beats of activations moved {s.max_beat_lanes} elements a cycle at most (--max-beat-lanes)"
+                if s.max_beat_lanes and s.max_beat_lanes != s.max_lanes else ""),
              MODELED]
     for st in s.stages:
         head = f"stage {st.index}  {st.mode:10s} start {st.start:>12,d}  cycles {st.cycles:>12,d}"

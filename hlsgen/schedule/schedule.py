@@ -85,6 +85,8 @@ class Schedule:
     search: Dict = field(default_factory=dict)
     port_bits: int = 512         # AXI width of off-chip ports and of the graph's input and output streams
     max_lanes: Optional[int] = None   # no task folded wider (VEC x PE x SIMD); None: no such limit
+    max_beat_lanes: Optional[int] = None   # no beat of activations moved more elements a cycle on chip
+                                 # (--max-beat-lanes, else --max-lanes; cost.beat_lanes); None: no such limit
     stream_in_cycles: int = 0    # the graph's inputs streamed in before the first stage (beats)
     stream_out_cycles: int = 0   # the graph's outputs streamed out after the last stage
     control_cycles: int = 0      # the kernel's start and done handshakes
@@ -127,7 +129,7 @@ class Schedule:
             "cycles_per_input": self.cycles_per_input,
             "macs": self.macs, "gops": round(self.gops, 3),
             "offchip_bytes": self.offchip_bytes, "weights_resident": self.weights_resident, "port_bits": self.port_bits,
-            "max_lanes": self.max_lanes,
+            "max_lanes": self.max_lanes, "max_beat_lanes": self.max_beat_lanes,
             "stream_in_cycles": self.stream_in_cycles, "stream_out_cycles": self.stream_out_cycles,
             "control_cycles": self.control_cycles, "io_offchip": self.io_offchip,
             "io_offchip_tensors": list(self.io_offchip_tensors),

@@ -138,6 +138,8 @@ class ScheduleOptions:
     folding: Tuple[Tuple[str, Tuple[int, int, int]], ...] = ()   # fixed foldings (validation)
     stages: str = ""                          # a fixed segmentation, e.g. "S3 D7" (the reports' notation)
     max_lanes: Optional[int] = None          # no task folded wider than this many lanes (VEC x PE x SIMD)
+    max_beat_lanes: Optional[int] = None     # no beat of activations (AXI4-Stream or m_axi) moved more elements
+                                             # a cycle on chip (cost.beat_lanes); None: max_lanes's limit
 
     def check(self):
         if self.mode not in MODES:
@@ -157,10 +159,17 @@ class ScheduleOptions:
             raise HlsgenError(f"port width {self.port_bits} bits: use a multiple of 8 up to 1024")
         if self.max_lanes is not None and (not isinstance(self.max_lanes, int) or self.max_lanes < 1):
             raise HlsgenError(f"--max-lanes {self.max_lanes} must be a whole number of lanes, at least 1")
+        if self.max_beat_lanes is not None and (not isinstance(self.max_beat_lanes, int) or self.max_beat_lanes < 1):
+            raise HlsgenError(f"--max-beat-lanes {self.max_beat_lanes} must be a whole number of elements, at least 1")
         if self.stages:
             self.segmentation()
             if self.mode != "auto":
                 raise HlsgenError(f"--stages {self.stages!r} fixes every stage's mode; leave --mode at auto")
+
+    @property
+    def beat_limit(self) -> Optional[int]:
+        """The most elements of a beat moved a cycle on chip: --max-beat-lanes, else --max-lanes."""
+        return self.max_beat_lanes if self.max_beat_lanes is not None else self.max_lanes
 
     def segmentation(self) -> List[Tuple[str, int]]:
         """The fixed segmentation of `stages`: (mode, tasks) per stage."""
@@ -356,11 +365,11 @@ class Problem:
 
     def _stream_cycles(self, n: str) -> int:
         """The cycles a graph input or output on chip takes on its AXI4-Stream port: its beats,
-        each in steps where --max-lanes moves fewer of a beat's elements a cycle into or out of
+        each in steps where --max-beat-lanes (or --max-lanes) moves fewer of a beat's elements a cycle into or out of
         the RTL's activation memory (cost.beat_lanes)."""
         t = self.g.tensors[n]
         beat = max(1, self.opts.port_bits // container_bits(t.dtype.bits))
-        return -(-t.size // beat) * (beat // beat_lanes(beat, self.opts.max_lanes))
+        return -(-t.size // beat) * (beat // beat_lanes(beat, self.opts.beat_limit))
 
     def mac_bound(self, i: int, j: int) -> int:
         """A lower bound on the cycles of tasks [i, j) in one stage at the stage budget: every
@@ -516,7 +525,7 @@ class Problem:
             b = self.bits[n] / 8
             cw = container_bits(self.g.tensors[n].dtype.bits)
             beat = max(1, self.opts.port_bits // cw)
-            slow = max(1.0, self.port_bpc / (beat_lanes(beat, self.opts.max_lanes) * cw / 8))
+            slow = max(1.0, self.port_bpc / (beat_lanes(beat, self.opts.beat_limit) * cw / 8))
             # the graph's own inputs and outputs off chip (--io offchip) are row-major host
             # buffers: a task that reads rows of all channels waits for the last channel, and
             # a producer completes all but its first channel's rows at its end, so (C-1)/C of
@@ -982,6 +991,7 @@ class Problem:
                         offchip_bytes=sum(s.offchip_bytes for s in stages) + self.io_bytes,
                         resources=self.emitted([s[3] for s in segs]), budget=self.budget, weights_resident=self.resident,
                         macs=sum(self.macs), search=search, port_bits=self.opts.port_bits, max_lanes=self.opts.max_lanes,
+                        max_beat_lanes=self.opts.beat_limit,
                         stream_in_cycles=self.stream_in, stream_out_cycles=self.stream_out,
                         control_cycles=KERNEL_CONTROL_CYCLES,
                         io_offchip_tensors=tuple(n for n in dict.fromkeys(list(self.g.inputs) + list(self.g.outputs))

@@ -859,8 +859,8 @@ def build_core(graph: Graph, sched: Schedule, device, outdir: Path, real: Kernel
     # AXI4-Stream ports: none for the graph's inputs or outputs that are off chip (read and written
     # by their tasks' m_axi channels, at the pointers in0.. / out0..)
     off = set(sched.io_offchip_tensors)
-    ports_in = [_port(s, by_name, sched.max_lanes) for s in (kb.stores[n] for n in graph.inputs if n not in off)]
-    ports_out = [_port(s, by_name, sched.max_lanes) for s in (kb.stores[n] for n in graph.outputs if n not in off)]
+    ports_in = [_port(s, by_name, sched.max_beat_lanes) for s in (kb.stores[n] for n in graph.inputs if n not in off)]
+    ports_out = [_port(s, by_name, sched.max_beat_lanes) for s in (kb.stores[n] for n in graph.outputs if n not in off)]
     io = sum(p["beats"] * p["steps"] for p in ports_in + ports_out)
     bpc = port_bytes_per_cycle(device, sched.clock_mhz, sched.port_bits)
     # (a channel whose beat takes steps holds it on chip a cycle a step)

@@ -286,7 +286,7 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
                 beat = max(1, port_bits // st.cw)
                 reads.append(Channel(p.name, c, False, "input", n, r, bundle_of[r], ptr_of[r], 0, st.size, st.cw,
                                      st.bits, st.signed, beat, **_layout(graph, st),
-                                     epc=beat_lanes(beat, sched.max_lanes)))
+                                     epc=beat_lanes(beat, sched.max_beat_lanes)))
             if plans[p.name].weights == "offchip" and p.name in real.woff:
                 n = weights_per_task[p.name]
                 w = Channel(p.name, c, False, "weights", p.name, p.name, "gmem0", len(pointers) - 1,
@@ -303,7 +303,7 @@ def plan(graph: Graph, sched: Schedule, real, root, core_of: Dict[str, int], sta
                     beat = max(1, port_bits // st.cw)
                     out.append(Channel(p.name, c, True, "output", o, o, bundle_of[o], ptr_of[o], 0, st.size, st.cw,
                                        st.bits, st.signed, beat, **_layout(graph, st),
-                                       epc=beat_lanes(beat, sched.max_lanes)))
+                                       epc=beat_lanes(beat, sched.max_beat_lanes)))
     for ch in out:
         if ch.off % ALIGN:
             raise ValueError(f"m_axi channel of {ch.task}: offset {ch.off} is not {ALIGN}-byte aligned")
