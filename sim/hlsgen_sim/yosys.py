@@ -34,7 +34,8 @@ def find_yosys() -> str:
 
 
 def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str, object],
-                timeout: int = 3600, frontend: str = "verilog", slang_options: str = "") -> Dict[str, int]:
+                timeout: int = 3600, frontend: str = "verilog", slang_options: str = "",
+                through_dsp: bool = False) -> Dict[str, int]:
     """Cell counts of `top` with `params` after `synth_xilinx -family xcup` (the whole hierarchy).
     A parameter is Verilog source text (an int, or a string such as a vector literal 48'h...),
     except a Verilog string literal ("path", in double quotes), which names a $readmemh table.
@@ -43,10 +44,15 @@ def yosys_cells(work: Path, sources: Sequence[Path], top: str, params: Dict[str,
     frontend: "verilog", Yosys's own read_verilog -sv (the datapath modules), or "slang", the
     slang SystemVerilog frontend built into Yosys since 0.67 (read_slang), which elaborates
     hlsgen_core whole: packages, unpacked array ports, string parameters, functions and tasks
-    with automatic variables. The WebAssembly build has no threads, hence -j 1."""
+    with automatic variables. The WebAssembly build has no threads, hence -j 1.
+    through_dsp: stop synth_xilinx after its map_dsp step (`-run :coarse`), where its DSP48E2
+    are final: the steps before removed the unused cells, and the later ones map memories, LUTs
+    and flip-flops, never multipliers (a $mul left is too small for a DSP and goes to LUTs). A
+    tenth of the time on a wide MAC array; the counts of other cells are not a synthesis then."""
     cmd, sets = _prepare(work, sources, params)
     read = _read_step(sources, top, sets, frontend, slang_options)
-    script = f"{read}synth_xilinx -family xcup -flatten -noiopad -top {top}; tee -o stat.txt stat"
+    run = " -run :coarse" if through_dsp else ""
+    script = f"{read}synth_xilinx -family xcup -flatten -noiopad -top {top}{run}; tee -o stat.txt stat"
     return _run(cmd, script, work, timeout, top)[-1][1]     # the last section is the hierarchy's total
 
 
