@@ -5,7 +5,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # test workers (pytest-xdist): one per core this process may use, at most 4 (each Verilator
-# build already runs `make -j` on up to 4 cores); `make test TEST_JOBS=0` runs in-process, serially
+# build already runs `make -j` on up to 4 cores); `make test TEST_JOBS=0` runs in-process, serially.
+# --dist loadgroup keeps the tests of an xdist_group on one worker (they share a slow export)
 TEST_JOBS ?= $(shell $(PYTHON) -c 'import os; print(min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))')
 DEMO   := build/demo
 
@@ -40,7 +41,7 @@ demo: install
 TEST_ENV := CCACHE_DIR=$(CURDIR)/build/ccache
 
 test: install icarus
-	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_JOBS) --durations=15
+	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup --durations=15
 
 # Icarus Verilog, the second simulator the tests run the RTL on (make sim SIM=icarus): not on
 # PyPI, so from Debian's packages where this user may install them (root with apt-get); else the
@@ -58,7 +59,7 @@ icarus:
 	  fi; }
 
 test-fast: install icarus
-	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_JOBS) -m "not slow"
+	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup -m "not slow"
 
 clean:
 	rm -rf build .pytest_cache

@@ -163,18 +163,29 @@ def test_codenet_tiny_schedules(zoo_file):
     assert any(t.op == "deform_conv" for st in res["auto"].stages for t in st.tasks)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("config", ["a", "b", "c", "d", "e"])
-def test_codenet_macs_within_5_percent_of_paper(zoo_file, config):
+def _macs(path) -> int:
     import json
 
-    r = run_cli("inspect", zoo_file("codenet", config), "--json")
+    r = run_cli("inspect", path, "--json")
     assert r.returncode == 0, r.stderr
-    macs = json.loads(r.stdout)["totals"]["macs"]
-    assert abs(macs - CODENET_MACS[config]) / CODENET_MACS[config] < 0.05, macs
+    return json.loads(r.stdout)["totals"]["macs"]
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("config", [pytest.param("a", marks=pytest.mark.xdist_group("codenet-a")), "b", "c", "d", "e"])
+def test_codenet_macs_within_5_percent_of_paper(zoo_file, config):
+    """The MACs come from the model's structure: the uncalibrated export (zoo.models.export's
+    calibrated=False: no activation calibration, no offset spreading; 8 s where config e takes
+    21 s) has the calibrated model's convolutions. On config a, which the layer-by-layer test
+    exports calibrated (the same worker: its xdist group), the two exports' MACs are equal."""
+    macs = _macs(zoo_file("codenet", config, calibrated=False))
+    assert abs(macs - CODENET_MACS[config]) / CODENET_MACS[config] < 0.05, macs
+    if config == "a":
+        assert _macs(zoo_file("codenet", "a")) == macs
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("codenet-a")
 def test_codenet_a_layer_by_layer_differences_are_float_ties(zoo_file):
     """On a full-size config the float32 reference occasionally rounds a value sitting on an
     x.5 boundary the other way; every layer-by-layer difference must be such a tie."""

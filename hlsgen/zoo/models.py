@@ -311,8 +311,11 @@ def _random_like(example, seed: int):
     return tuple(out)
 
 
-def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int, **options):
-    """(module, example): the example is an input shape (float input) or a tuple of tensors."""
+def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int, calibrated: bool = True, **options):
+    """(module, example): the example is an input shape (float input) or a tuple of tensors.
+    calibrated=False skips the activation quantizers' calibration and the model's own
+    adjustment on it (`prepare`): the structure alone, whose shapes, ops and MACs are the
+    calibrated model's, in a fraction of the time (its scales are Brevitas's initial ones)."""
     import torch
 
     if name not in MODELS:
@@ -349,6 +352,9 @@ def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int, **
             for k in range(4):
                 net(*_random_like(shape, seed + k))
         net.eval()
+    if not calibrated:
+        net.eval()
+        return net, shape
     calibrate()
     if m.prepare is not None:
         # model-specific adjustment on calibrated activations, then calibrate again
@@ -359,8 +365,9 @@ def build(name: str, config: str, seed: int, act_bits: int, weight_bits: int, **
 
 
 def export(name: str, config: str, path, fmt: str = "qonnx", seed: int = 0, act_bits: int = None,
-           weight_bits: int = None, opset: int = None, **options) -> Path:
-    """Build, calibrate and export one zoo model with the TorchScript exporter (byte-stable)."""
+           weight_bits: int = None, opset: int = None, calibrated: bool = True, **options) -> Path:
+    """Build, calibrate and export one zoo model with the TorchScript exporter (byte-stable).
+    calibrated=False: its structure alone, uncalibrated (build)."""
     import torch
     from brevitas.export import export_onnx_qcdq, export_qonnx
 
@@ -378,7 +385,7 @@ def export(name: str, config: str, path, fmt: str = "qonnx", seed: int = 0, act_
     if fmt == "qcdq" and max(act_bits, weight_bits) > 8:
         raise HlsgenError(f"zoo model {name}: QCDQ export holds at most 8-bit integers (QuantizeLinear at opset 13); "
                           f"use --format qonnx for {max(act_bits, weight_bits)} bits")
-    net, shape = build(name, config, seed, act_bits, weight_bits, **options)
+    net, shape = build(name, config, seed, act_bits, weight_bits, calibrated, **options)
     torch.manual_seed(seed)
     x = torch.randn(*shape) if isinstance(shape[0], int) else tuple(shape)
     fn = {"qonnx": export_qonnx, "qcdq": export_onnx_qcdq}[fmt]
