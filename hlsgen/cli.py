@@ -366,10 +366,16 @@ def cmd_build(a) -> int:
                 f"{', '.join(_tried(s, opts, free))}")
         best = _fitting_trial(g, s, device, values, opts, free, say=lambda m: step(5, f"  {m}"))
         if best is not None:
-            setting, t, tsyn, why, way = best
+            setting, t, tsyn, why, way, v, above = best
             steer = {"setting": setting, "instead_of": _instead_of(s, opts, way), "why": why,
                      "first_cycles": int(s.total_cycles), "first_lut": syn["whole"]["lut"],
-                     "first_share_of_device": syn["share_of_device"]["lut"]}
+                     "first_share_of_device": syn["share_of_device"]["lut"], "wider_tasks": None}
+            wider = _wider_tasks(g, t, device, values, way, v, above, lambda m: step(5, f"  {m}")) \
+                if way.flag == "--max-lanes" and opts.max_beat_lanes is None else None
+            if wider is not None:
+                steer["wider_tasks"] = {"setting": wider[0], "cycles": int(wider[1].total_cycles),
+                                        "lut": wider[2]["whole"]["lut"],
+                                        "share_of_device": wider[2]["share_of_device"]["lut"]}
             step(5, f"steered to {setting} ({tsyn['whole']['lut']:,} LUT, {t.total_cycles:,} cycles): rendering it")
             s, syn = t, tsyn
             files = render(g, s, device, values, rtl_fit=steer)
@@ -386,6 +392,14 @@ def cmd_build(a) -> int:
               f"takes {steer['first_lut']:,} LUT ({share_text(steer['first_share_of_device'])}) of {device.name}, more than "
               f"it has; this build takes {s.total_cycles:,} cycles where that one takes {steer['first_cycles']:,} "
               f"(MODELED; {steer['why']}; --rtl-fit warn keeps the first)", file=sys.stderr)
+        wt = steer["wider_tasks"]
+        if wt:
+            print(f"note: {wt['setting']} also fits as modeled: {wt['cycles']:,} cycles "
+                  f"({1 - wt['cycles'] / s.total_cycles:.0%} fewer) at {wt['lut']:,} LUT "
+                  f"({share_text(wt['share_of_device'])}) of {device.name}, where this build takes "
+                  f"{syn['whole']['lut']:,} ({share_text(syn['share_of_device']['lut'])}); the build keeps the margin, "
+                  f"as the models of whole cores are -27% to +36% (MODELED; docs/rtl.md, \"Beats apart from tasks\")",
+                  file=sys.stderr)
     if not syn["fits"]:
         print(f"warning: the RTL as modeled does not fit {device.name} ({_over(w, device)}): its cores whole take "
               f"{syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,} (storage, routing, "
@@ -399,7 +413,7 @@ def cmd_build(a) -> int:
                   file=sys.stderr)
         best = _fitting_trial(g, s, device, values, opts, [f for f, _ in STEER_FLAGS if f not in free])
         if best is not None:
-            setting, t, tsyn, why, _ = best
+            setting, t, tsyn, why = best[:4]
             print(f"hint: with {setting} the RTL as modeled fits: {tsyn['whole']['lut']:,} LUT "
                   f"({share_text(tsyn['share_of_device']['lut'])}) of {device.name}, at {t.total_cycles:,} cycles where this "
                   f"build takes {s.total_cycles:,} (MODELED; {why})", file=sys.stderr)
@@ -513,31 +527,38 @@ def _instead_of(s, opts, way: _Way) -> str:
     return ", ".join(was[f] for f in ((way.fixed or [None])[0], way.flag) if f)
 
 
-def _fitting_trial(g, s, device, values, opts, flags, say=None):
-    """The fastest schedule along the ways of `flags` (_ways) whose RTL as modeled fits, each
-    rendered in memory (MODELED): (setting, schedule, its rtl_synthesis_model, why, way), or
-    None where none does. Along each way, the first value that fits (the least given up), then
-    refined between it and the last that did not fit (_Way.finer). Where no way alone fits, the
-    pairs of ways (_ways(pairs=True)). `say` hears each trial's outcome."""
+def _attempt(g, device, values, setting, trial, say):
+    """A trial schedule (options `trial`, shown as `setting`) and its RTL as modeled, rendered in
+    memory: (schedule, its rtl_synthesis_model), or None where it does not schedule. `say`
+    hears its outcome."""
     from .backends.vitis.project import render, share_text
     from .schedule import schedule
+    try:
+        t = schedule(g, device, trial)
+        syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
+    except HlsgenError as exc:    # the scheduler refuses it: nothing further along this way fits either
+        say(f"{setting}: no schedule ({str(exc).split(':')[0]}); none tried beyond")
+        return None
+    except Exception as exc:      # a trial is optional: the first schedule is built, whatever a trial does,
+        say(f"{setting}: the trial failed ({type(exc).__name__}: {exc}); none tried beyond")   # but says so
+        return None
+    short = "" if syn["fits"] else f", does not fit ({_over(syn['whole'], device)})"
+    say(f"{setting}: {syn['whole']['lut']:,} LUT ({share_text(syn['share_of_device']['lut'])}), "
+        f"{t.total_cycles:,} cycles{short}")
+    return t, syn
+
+
+def _fitting_trial(g, s, device, values, opts, flags, say=None):
+    """The fastest schedule along the ways of `flags` (_ways) whose RTL as modeled fits, each
+    rendered in memory (MODELED): (setting, schedule, its rtl_synthesis_model, why, way, value,
+    above: the way's value and the last before it that did not fit), or None where none does.
+    Along each way, the first value that fits (the least given up), then refined between it and
+    the last that did not fit (_Way.finer). Where no way alone fits, the pairs of ways
+    (_ways(pairs=True)). `say` hears each trial's outcome."""
     say = say or (lambda msg: None)
 
     def attempt(setting, trial):
-        """(schedule, its rtl_synthesis_model), or None where it does not schedule."""
-        try:
-            t = schedule(g, device, trial)
-            syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
-        except HlsgenError as exc:    # the scheduler refuses it: nothing further along this way fits either
-            say(f"{setting}: no schedule ({str(exc).split(':')[0]}); none tried beyond")
-            return None
-        except Exception as exc:      # a trial is optional: the first schedule is built, whatever a trial does,
-            say(f"{setting}: the trial failed ({type(exc).__name__}: {exc}); none tried beyond")   # but says so
-            return None
-        short = "" if syn["fits"] else f", does not fit ({_over(syn['whole'], device)})"
-        say(f"{setting}: {syn['whole']['lut']:,} LUT ({share_text(syn['share_of_device']['lut'])}), "
-            f"{t.total_cycles:,} cycles{short}")
-        return t, syn
+        return _attempt(g, device, values, setting, trial, say)
 
     best = None
     for pairs in (False, True):
@@ -561,9 +582,31 @@ def _fitting_trial(g, s, device, values, opts, flags, say=None):
                         v, got = n, finer
                         break
                 if best is None or got[0].total_cycles < best[1].total_cycles:
-                    best = (way.setting(v), got[0], got[1], way.why, way)
+                    best = (way.setting(v), got[0], got[1], way.why, way, v, above)
                 break
     return best
+
+
+# a faster design the build reports beside the one it steered to, but does not take: at least
+# this much faster (modeled), for the margin it gives up (docs/rtl.md, "Beats apart from tasks")
+WIDER_TASKS_GAIN = 0.05
+
+
+def _wider_tasks(g, t, device, values, way, v, above, say):
+    """Where the build steered along --max-lanes to v lanes (the last value that did not fit:
+    `above`): the widest tasks up to `above` whose RTL as modeled fits with beats still moved v
+    elements a cycle at most (--max-beat-lanes v), if it takes WIDER_TASKS_GAIN fewer cycles
+    than `t`, the steered schedule: (setting, schedule, its rtl_synthesis_model), else None.
+    Wider tasks with narrow beats cost LUTs and BRAM the steered design keeps as margin, so the
+    build says it fits and leaves the choice to the user. At most four widths are tried."""
+    import dataclasses
+    widths = sorted((w for w in folding_widths(g, device, way.options(v)) if v < w <= above), reverse=True)[:4]
+    for w in widths:
+        setting = f"{way.setting(w)} --max-beat-lanes {v:g}"
+        got = _attempt(g, device, values, setting, dataclasses.replace(way.options(w), max_beat_lanes=int(v)), say)
+        if got is not None and got[1]["fits"]:
+            return (setting, *got) if got[0].total_cycles <= (1 - WIDER_TASKS_GAIN) * t.total_cycles else None
+    return None
 
 
 def main(argv=None) -> int:
