@@ -178,7 +178,8 @@ def accumulator_range(a: IntType | Tuple[int, int], w: IntType | Tuple[int, int]
     return length * min(prods), length * max(prods)
 
 
-# Integers a float type holds exactly: every integer of magnitude up to 2^mantissa-bits+1
+# A float type and the magnitude up to which it holds every integer exactly (2^ its significand's
+# bits: 24 for float32, 53 for float64); int_matmul keeps its sums below it
 EXACT_FLOAT = ((np.float32, 1 << 24), (np.float64, 1 << 53))
 
 
@@ -188,7 +189,8 @@ def _magnitude(x: np.ndarray) -> int:
 
 
 def int_matmul(a, b) -> np.ndarray:
-    """a @ b of integer arrays (np.matmul's broadcasting), exact, as int64.
+    """a @ b of integer arrays (np.matmul's broadcasting), exact: int64, or Python integers (an
+    object array) where a sum may reach 2^63.
 
     NumPy multiplies int64 matrices with a plain loop, and converting a large weight matrix
     to int64 takes 8 bytes an element; a float GEMM (BLAS) is much faster. It is exact when
@@ -196,8 +198,8 @@ def int_matmul(a, b) -> np.ndarray:
     length K is at most K x max|a| x max|b| in magnitude, so below 2^24 float32 computes it
     exactly, whatever the order and blocking of the additions, with or without fused
     multiply-adds (each result is an integer it represents, so nothing rounds). Otherwise
-    float64 below 2^53, the int64 loop below 2^63, and Python integers (an object array) above,
-    where int64 would wrap."""
+    float64 below 2^53, the int64 loop below 2^63, and Python integers above, where int64
+    would wrap."""
     a, b = np.asarray(a), np.asarray(b)
     k = a.shape[-1]
     bound = k * _magnitude(a) * _magnitude(b)

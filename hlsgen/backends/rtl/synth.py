@@ -35,12 +35,14 @@ def synthesize_task(graph, task, pe: int, simd: int, work: Path, device_name: st
     work.mkdir(parents=True, exist_ok=True)
     if task.op == "conv" and task.attrs["groups"] == 1:
         params = conv_params(task, graph, pe, simd, work)
-        cells = yosys_cells(work, lib + [RTL_DIR / "hlsgen_linear.sv", RTL_DIR / "hlsgen_conv.sv"], "hlsgen_conv", params, through_dsp=dsp_only)
+        cells = yosys_cells(work, lib + [RTL_DIR / "hlsgen_linear.sv", RTL_DIR / "hlsgen_conv.sv"], "hlsgen_conv", params,
+                            through_dsp=dsp_only)
     else:
         geom = window_geometry(task, graph, channel_outer=True)
         red = window_reduce_params(task, graph, work)
         red = {k: (f'"{Path(v.strip(chr(34))).name}"' if isinstance(v, str) else v) for k, v in red.items()}
         (work / "window_op.sv").write_text(window_reduce_top(geom, red))
-        cells = yosys_cells(work, lib + [RTL_DIR / "hlsgen_window_reduce.sv", work / "window_op.sv"], "window_op", {}, through_dsp=dsp_only)
+        cells = yosys_cells(work, lib + [RTL_DIR / "hlsgen_window_reduce.sv", work / "window_op.sv"], "window_op", {},
+                            through_dsp=dsp_only)
     model = evaluate(OPS[task.op].loops(task, graph), Folding(1, pe, simd), load_device(device_name)).res
     return cells, model
