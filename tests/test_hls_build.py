@@ -200,7 +200,8 @@ def test_existing_output_is_refused_and_replaced_only_on_success(exported, tmp_p
     bad = tmp_path / "softmax.onnx"
     _softmax_model(bad)
     r = run_cli("build", bad, "--device", "u280", "-o", out, "--force")
-    assert r.returncode == 2 and "no HLS template" in r.stderr, r.stderr
+    assert r.returncode == 2 and "op softmax has no HLS template yet" in r.stderr, r.stderr
+    assert "(`hlsgen inspect`, `run` and `schedule` take it); the build realizes conv, linear," in r.stderr, r.stderr
     errors = [ln for ln in r.stderr.splitlines() if not ln.startswith("hlsgen build [")]
     assert len(errors) == 1 and errors[0].startswith("hlsgen: error: task"), r.stderr
     assert (out / "keep.txt").read_text() == "mine"

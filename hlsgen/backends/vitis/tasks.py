@@ -63,7 +63,9 @@ def task_context(task: Task, graph: Graph, fn_name: str, folding=(1, 1, 1), weig
     the weight array a parameter (the caller loads it from memory), otherwise a constant ROM
     ("registers": fully partitioned; "bram"/"uram": block ROM)."""
     if task.op not in SUPPORTED:
-        raise HlsgenError(f"task {task.name!r}: op {task.op} has no HLS template yet")
+        raise HlsgenError(f"task {task.name!r}: op {task.op} has no HLS template yet, so `hlsgen build` cannot emit "
+                          f"this model (`hlsgen inspect`, `run` and `schedule` take it); the build realizes "
+                          f"{', '.join(SUPPORTED)}")
     acts = [n for n in task.inputs if not graph.tensors[n].is_const]
     consts = [n for n in task.inputs if graph.tensors[n].is_const]
     t_out = [graph.tensors[o] for o in task.outputs]
