@@ -366,11 +366,11 @@ def cmd_build(a) -> int:
                 f"{', '.join(_tried(s, opts, free))}")
         best = _fitting_trial(g, s, device, values, opts, free, say=lambda m: step(5, f"  {m}"))
         if best is not None:
-            setting, t, tsyn, why, way, v, above = best
-            steer = {"setting": setting, "instead_of": _instead_of(s, opts, way), "why": why,
+            setting, t, tsyn, way = best.setting, best.schedule, best.syn, best.way
+            steer = {"setting": setting, "instead_of": _instead_of(s, opts, way), "why": best.why,
                      "first_cycles": int(s.total_cycles), "first_lut": syn["whole"]["lut"],
                      "first_share_of_device": syn["share_of_device"]["lut"], "wider_tasks": None}
-            wider = _wider_tasks(g, t, device, values, way, v, above, lambda m: step(5, f"  {m}")) \
+            wider = _wider_tasks(g, t, device, values, way, best.value, best.above, lambda m: step(5, f"  {m}")) \
                 if way.flag == "--max-lanes" and opts.max_beat_lanes is None else None
             if wider is not None:
                 steer["wider_tasks"] = {"setting": wider[0], "cycles": int(wider[1].total_cycles),
@@ -394,11 +394,13 @@ def cmd_build(a) -> int:
               f"(MODELED; {steer['why']}; --rtl-fit warn keeps the first)", file=sys.stderr)
         wt = steer["wider_tasks"]
         if wt:
+            from .backends.rtl.core import CORE_FIT_LEFT_OUT
             print(f"note: {wt['setting']} also fits as modeled: {wt['cycles']:,} cycles "
                   f"({1 - wt['cycles'] / s.total_cycles:.0%} fewer) at {wt['lut']:,} LUT "
                   f"({share_text(wt['share_of_device'])}) of {device.name}, where this build takes "
                   f"{syn['whole']['lut']:,} ({share_text(syn['share_of_device']['lut'])}); the build keeps the margin, "
-                  f"as the models of whole cores are -27% to +36% (MODELED; docs/rtl.md, \"Beats apart from tasks\")",
+                  f"as the models of whole cores are {CORE_FIT_LEFT_OUT} (MODELED; docs/rtl.md, \"Beats apart from "
+                  "tasks\")",
                   file=sys.stderr)
     if not syn["fits"]:
         print(f"warning: the RTL as modeled does not fit {device.name} ({_over(w, device)}): its cores whole take "
@@ -413,7 +415,7 @@ def cmd_build(a) -> int:
                   file=sys.stderr)
         best = _fitting_trial(g, s, device, values, opts, [f for f, _ in STEER_FLAGS if f not in free])
         if best is not None:
-            setting, t, tsyn, why = best[:4]
+            setting, t, tsyn, why = best.setting, best.schedule, best.syn, best.why
             print(f"hint: with {setting} the RTL as modeled fits: {tsyn['whole']['lut']:,} LUT "
                   f"({share_text(tsyn['share_of_device']['lut'])}) of {device.name}, at {t.total_cycles:,} cycles where this "
                   f"build takes {s.total_cycles:,} (MODELED; {why})", file=sys.stderr)
@@ -548,10 +550,21 @@ def _attempt(g, device, values, setting, trial, say):
     return t, syn
 
 
+class _Fit(NamedTuple):
+    """A trial whose RTL as modeled fits: its setting, schedule and rtl_synthesis_model, why its
+    way helps, the way, its value along it and the last value before that did not fit."""
+    setting: str
+    schedule: object
+    syn: dict
+    why: str
+    way: _Way
+    value: float
+    above: float
+
+
 def _fitting_trial(g, s, device, values, opts, flags, say=None):
     """The fastest schedule along the ways of `flags` (_ways) whose RTL as modeled fits, each
-    rendered in memory (MODELED): (setting, schedule, its rtl_synthesis_model, why, way, value,
-    above: the way's value and the last before it that did not fit), or None where none does.
+    rendered in memory (MODELED): a _Fit, or None where none does.
     Along each way, the first value that fits (the least given up), then refined between it and
     the last that did not fit (_Way.finer). Where no way alone fits, the pairs of ways
     (_ways(pairs=True)). `say` hears each trial's outcome."""
@@ -581,8 +594,8 @@ def _fitting_trial(g, s, device, values, opts, flags, say=None):
                     if finer is not None and finer[1]["fits"]:
                         v, got = n, finer
                         break
-                if best is None or got[0].total_cycles < best[1].total_cycles:
-                    best = (way.setting(v), got[0], got[1], way.why, way, v, above)
+                if best is None or got[0].total_cycles < best.schedule.total_cycles:
+                    best = _Fit(way.setting(v), got[0], got[1], way.why, way, v, above)
                 break
     return best
 

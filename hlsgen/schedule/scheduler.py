@@ -365,8 +365,8 @@ class Problem:
 
     def _stream_cycles(self, n: str) -> int:
         """The cycles a graph input or output on chip takes on its AXI4-Stream port: its beats,
-        each in steps where --max-beat-lanes (or --max-lanes) moves fewer of a beat's elements a cycle into or out of
-        the RTL's activation memory (cost.beat_lanes)."""
+        each in steps where --max-beat-lanes (else --max-lanes) moves fewer of a beat's elements a
+        cycle into or out of the RTL's activation memory (cost.beat_lanes)."""
         t = self.g.tensors[n]
         beat = max(1, self.opts.port_bits // container_bits(t.dtype.bits))
         return -(-t.size // beat) * (beat // beat_lanes(beat, self.opts.beat_limit))

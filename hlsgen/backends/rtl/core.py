@@ -96,6 +96,9 @@ RQ_ROW_BITS = 6 * 32 + 7 + 1             # a requantization row beside its bias 
 CORE_FIT = {"datapath": 1.51, "read_bits": 0.37, "weight_lutram": 1.07, "word_fields": 0.35, "lane_bits": 2.17,
             "task_bits": 15.67}
 CORE_FF_FIT = {"datapath_ff": 0.91, "write_bits": 5.3, "weight_read_bits": 1.13, "lane_bits": 0.48}
+# how far CORE_FIT prices a design left out of it (`benchmarks/core_fit.py`, stop 54), as the
+# build's notes quote it where a design near the edge of the device may not fit as synthesized
+CORE_FIT_LEFT_OUT = "-27% to +36%"
 # A core whose one-group words read through PE lane 0's ports (SSH, stop 49) picks each other PE
 # lane's word from its own port or lane 0's: MV x (MP - 1) x MS lanes of SB bits
 # (`shared_pick_bits`), at LUTs a bit MEASURED, not fitted: capped maxpool's sequential core

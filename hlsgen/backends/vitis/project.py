@@ -372,10 +372,12 @@ def report_md(graph: Graph, sched: Schedule, device, k: Dict, banks: Dict, synth
                      f"{rtl_fit['why']}). `hlsgen build --rtl-fit warn` keeps the first.")
         wt = rtl_fit.get("wider_tasks")
         if wt:
+            from ..rtl.core import CORE_FIT_LEFT_OUT
             lines.append(f"- **wider tasks, narrow beats**: `{wt['setting']}` also fits as modeled, at "
                          f"{wt['cycles']:,} cycles and {wt['lut']:,} LUT ({share_text(wt['share_of_device'])}) of "
-                         f"{device.name}; the build keeps this design's margin, as the models of whole cores are -27% "
-                         f"to +36% on designs left out of their fits (MODELED; docs/rtl.md, \"Beats apart from tasks\").")
+                         f"{device.name}; the build keeps this design's margin, as the models of whole cores are "
+                         f"{CORE_FIT_LEFT_OUT} on designs left out of their fits (MODELED; docs/rtl.md, \"Beats apart "
+                         f"from tasks\").")
     lines += ["", "## Run it", "", "```", "make csim      # g++ C simulation, bit-exact check against data/out*.bin",
               "make sim       # RTL simulation (cocotb + Verilator), bit-exact check and simulated cycles",
               "make csynth    # needs vitis_hls", "make cosim     # needs vitis_hls", "make xclbin    # needs v++",
