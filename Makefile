@@ -37,10 +37,13 @@ demo: install
 	@echo "demo: the project is in $(DEMO)/prj: report.md, results/csim.json (C simulation), results/sim.json (RTL"
 	@echo "      simulation); make csynth/cosim/xclbin there where Vitis is installed"
 
-# the tests' Verilator builds share a ccache of their own (sim/hlsgen_sim/runner.py); `make clean` empties it
-TEST_ENV := CCACHE_DIR=$(CURDIR)/build/ccache
+# the tests' Verilator builds share a ccache of their own (sim/hlsgen_sim/runner.py); `make clean` empties it.
+# Tests that build the same RTL share its Verilator model (HLSGEN_MODEL_CACHE): the cache starts
+# empty on every run, so each distinct model is built once a run
+TEST_ENV := CCACHE_DIR=$(CURDIR)/build/ccache HLSGEN_MODEL_CACHE=$(CURDIR)/build/models
 
 test: install icarus
+	rm -rf build/models
 	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup --durations=15
 
 # Icarus Verilog, the second simulator the tests run the RTL on (make sim SIM=icarus): not on
@@ -59,6 +62,7 @@ icarus:
 	  fi; }
 
 test-fast: install icarus
+	rm -rf build/models
 	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup -m "not slow"
 
 clean:

@@ -558,6 +558,34 @@ def test_verilator_builds_compile_through_ccache(monkeypatch):
     assert ccache(path) is None
 
 
+def test_projects_of_the_same_rtl_share_its_verilator_model(exported, tmp_path, monkeypatch):
+    """With HLSGEN_MODEL_CACHE (make test sets it), a project whose RTL, parameters and tools are
+    another's byte for byte simulates the model built for the other: bit-exact, the same cycles.
+    A project whose RTL differs in one line builds its own (and here fails, as that line keeps a
+    read lane from ever being enabled)."""
+    cache = tmp_path / "models"
+    monkeypatch.setenv("HLSGEN_MODEL_CACHE", str(cache))
+    first, b = build(exported, tmp_path / "first", "pointwise", "sequential", "free")
+    assert b.returncode == 0, b.stderr
+    second, b = build(exported, tmp_path / "second", "pointwise", "sequential", "free")
+    assert b.returncode == 0, b.stderr
+    r, built = sim(first)
+    assert r.returncode == 0 and built["passed"] and "HLSGEN_MODEL_CACHE" not in r.stdout, r.stdout[-2000:]
+    assert [len(list(k.iterdir())) for k in cache.iterdir()] == [1]
+    r, kept = sim(second)
+    assert r.returncode == 0 and kept["passed"] and kept["mismatches"] == 0, r.stdout[-2000:]
+    assert "a model in HLSGEN_MODEL_CACHE" in r.stdout and kept["cycles"] == built["cycles"], r.stdout[-2000:]
+    assert not (second / "build" / "verilator-hlsgen" / "Vtop.mk").exists()       # no Verilator run here
+    core = second / "rtl" / "hlsgen_core.sv"
+    enable = "re[k] = (w_fire && w_rlive[k]) || (e_fire && e_rlive[k]);"
+    assert core.read_text().count(enable) == 1
+    core.write_text(core.read_text().replace(enable, "re[k] = k != 0 && ((w_fire && w_rlive[k]) || (e_fire && e_rlive[k]));"))
+    r, res = sim(second)
+    assert "HLSGEN_MODEL_CACHE" not in r.stdout and (second / "build" / "verilator-hlsgen" / "Vtop.mk").exists()
+    assert r.returncode != 0 and not res["passed"] and res["mismatches"] > 0, res
+    assert len(list(cache.iterdir())) == 2
+
+
 def test_a_stalled_stage_is_named(exported, tmp_path):
     """A core that waits for rows nobody writes (here: its word edited to wait for more rows of
     counter 0 than the memory has) stops the design; the report names the stage, core, task and

@@ -31,13 +31,20 @@ CCACHE_SLOPPINESS = "pch_defines,time_macros,include_file_mtime,include_file_cti
 # it anew (cocotb's runner always rebuilds for Verilator). Memory images ($readmemh) and the
 # testbench's data are read when the simulation starts, so they need no new build.
 BUILD_KEY = "hlsgen_build.key"
+# HLSGEN_MODEL_CACHE=DIR (`make test` sets it to build/models; off where unset) keeps a copy of
+# every Verilator model built, under a digest of what it was built from with the sources named
+# by file name (build_key(..., by_name=True)): another project whose RTL, parameters, arguments
+# and tools are the same byte for byte simulates that model instead of building it anew. The
+# RTL names its tables relative to where the simulator runs (../rtl/*.mem) and reads them when
+# the simulation starts, so a model does not depend on its project's folder.
+MODEL_CACHE = "HLSGEN_MODEL_CACHE"
 
 
 def build_key(sources: Sequence[Path], toplevel: str, parameters: Dict[str, object], args: Sequence[str],
-              simulator: str) -> str:
-    """What a build depends on, as a digest: every source's path and bytes, the top, its
-    parameters, the simulator's arguments and make flags, waves on or off, and the versions of
-    the simulator and cocotb."""
+              simulator: str, by_name: bool = False) -> str:
+    """What a build depends on, as a digest: every source's path (by_name: its file name) and
+    bytes, the top, its parameters, the simulator's arguments and make flags, waves on or off,
+    and the versions of the simulator and cocotb."""
     from importlib import metadata
     versions = []
     for dist in ("verilator", "cocotb"):
@@ -51,8 +58,34 @@ def build_key(sources: Sequence[Path], toplevel: str, parameters: Dict[str, obje
     h = hashlib.sha256(json.dumps([simulator, toplevel, sorted((k, str(v)) for k, v in parameters.items()), list(args),
                                    BUILD_MAKEFLAGS, os.environ.get("WAVES", ""), versions]).encode())
     for src in sources:
-        h.update(str(src).encode() + b"\0" + Path(src).read_bytes() + b"\0")
+        h.update(str(Path(src).name if by_name else src).encode() + b"\0" + Path(src).read_bytes() + b"\0")
     return h.hexdigest()
+
+
+def cached_model(cache: Path, key: str, model: Path) -> bool:
+    """Copy the model built under key from the cache to model; False where there is none."""
+    kept = cache / key / model.name
+    if not kept.is_file():
+        return False
+    model.parent.mkdir(parents=True, exist_ok=True)
+    tmp = model.with_name(model.name + f".from-cache.{os.getpid()}")
+    shutil.copy2(kept, tmp)
+    os.replace(tmp, model)
+    return True
+
+
+def keep_model(cache: Path, key: str, model: Path) -> None:
+    """Put a copy of a model just built in the cache under key (whole or not at all: workers
+    building the same model at once each write their own folder and the first rename wins)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = cache / f"{key}.{os.getpid()}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    shutil.copy2(model, tmp / model.name)
+    try:
+        os.rename(tmp, cache / key)
+    except OSError:                   # another worker kept the same model first
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def ccache(path: str) -> Optional[str]:
@@ -138,15 +171,23 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
         model = {"verilator": toplevel, "icarus": "sim.vvp"}.get(simulator)
         key = build_key(sources, toplevel, parameters or {}, args, simulator) if model else None
         stamp = Path(build_dir) / BUILD_KEY
+        cache = os.environ.get(MODEL_CACHE) if simulator == "verilator" else None
+        shared = build_key(sources, toplevel, parameters or {}, args, simulator, by_name=True) if cache else None
         if key and (Path(build_dir) / model).is_file() and stamp.is_file() and stamp.read_text() == key:
             print(f"sim: the RTL, its parameters and the tools are those of the model built in {build_dir}: "
                   "simulating it again without a new build", flush=True)
+        elif shared and cached_model(Path(cache), shared, Path(build_dir) / model):
+            stamp.write_text(key)
+            print(f"sim: the RTL, its parameters and the tools are those of a model in {MODEL_CACHE} ({cache}): "
+                  "simulating it without a new build", flush=True)
         else:
             stamp.unlink(missing_ok=True)
             r.build(sources=[str(s) for s in sources], hdl_toplevel=toplevel, parameters=parameters or {},
                     build_dir=str(build_dir), build_args=args, always=True)
             if key:
                 stamp.write_text(key)
+            if shared:
+                keep_model(Path(cache), shared, Path(build_dir) / model)
         # cocotb's runner hands the simulator this process's sys.path as PYTHONPATH
         for p in (str(test_dir), str(SIM_DIR)):
             if p not in sys.path:
