@@ -125,3 +125,41 @@ def test_compare_detects_a_one_lsb_error(exported):
     row = next(r for r in rep["tensors"] if r["task"] == task.name)
     assert row["layer_by_layer"]["exact_fraction"] < 0.9
     assert row["layer_by_layer"]["max_abs_lsb"] == 1
+
+
+@pytest.mark.parametrize("name", ["demo_cnn", "shuffle_block"])
+def test_float_run_infers_shapes_without_its_weights_as_qonnx_does_with_them(exported, monkeypatch, name):
+    """The float run infers shapes on the model with its weights lifted out (float_ref._infer_shapes):
+    every tensor it computes is, bit for bit, what qonnx computes after its own InferShapes on the
+    whole model. Weights of more than 16 elements are lifted here (4096 by default), so that the
+    test nets' convolution and linear weights are."""
+    import onnx
+    from qonnx.core.modelwrapper import ModelWrapper
+    from qonnx.core.onnx_exec import execute_onnx
+    from qonnx.transformation.infer_shapes import InferShapes
+
+    from hlsgen.verify import float_ref
+
+    path = exported(name, "qonnx")
+    g = pipeline.load(path)
+    feeds = pipeline.float_inputs(g, [], 0)
+    model = onnx.load(str(path))
+    monkeypatch.setattr(float_ref, "LIFTED_ELEMENTS", 16)
+    lifted = [t.name for t in model.graph.initializer if int(np.prod(t.dims)) > 16]
+    assert lifted and float_ref._in_order(model.graph)
+    ours = float_ref.run_float(model, feeds)
+    m = float_ref._with_input_shapes(model, {k: np.asarray(v, dtype=np.float32) for k, v in feeds.items()})
+    inits = {t.name for t in m.graph.initializer}
+    real = [i for i in m.graph.input if i.name not in inits]
+    del m.graph.input[:]
+    m.graph.input.extend(real)
+    theirs = execute_onnx(ModelWrapper(m).transform(InferShapes()), feeds, return_full_exec_context=True)
+    computed = {o for n in model.graph.node for o in n.output}
+    assert computed <= set(ours) and computed <= set(theirs)
+    for k in sorted(computed):
+        assert ours[k].shape == theirs[k].shape and np.array_equal(ours[k], theirs[k]), k
+    # a model whose nodes are out of order goes through qonnx's whole transform, as before
+    nodes = list(model.graph.node)
+    del model.graph.node[:]
+    model.graph.node.extend(reversed(nodes))
+    assert not float_ref._in_order(model.graph)
