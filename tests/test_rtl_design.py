@@ -173,7 +173,8 @@ def test_rtl_sim_under_random_gaps_and_backpressure(exported, tmp_path, net):
     assert b.returncode == 0, b.stderr
     r, full = sim(out)
     assert r.returncode == 0 and full["passed"]
-    assert "without a new build" not in r.stdout
+    # the first run in this project (its model may come from HLSGEN_MODEL_CACHE, where another test built the same RTL)
+    assert "simulating it again without a new build" not in r.stdout
     r, res = sim(out, "--gap", "0.4", "--backpressure", "0.5", "--seed", "7")
     assert r.returncode == 0 and res["passed"], r.stdout[-2000:]
     assert res["elements"] == full["elements"] and res["cycles"] > full["cycles"]
