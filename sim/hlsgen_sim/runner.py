@@ -38,6 +38,14 @@ BUILD_KEY = "hlsgen_build.key"
 # RTL names its tables relative to where the simulator runs (../rtl/*.mem) and reads them when
 # the simulation starts, so a model does not depend on its project's folder.
 MODEL_CACHE = "HLSGEN_MODEL_CACHE"
+REUSED_LOG = "reused.log"      # in the cache: a line for every simulation of a model it kept
+
+
+def model_cache_counts(cache: Path) -> tuple:
+    """(models built and kept, simulations that took one of them) in a model cache."""
+    built = sum(1 for d in cache.iterdir() if d.is_dir() and not d.name.endswith(".tmp"))
+    log = cache / REUSED_LOG
+    return built, (len(log.read_text().splitlines()) if log.is_file() else 0)
 
 
 def build_key(sources: Sequence[Path], toplevel: str, parameters: Dict[str, object], args: Sequence[str],
@@ -178,6 +186,8 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
                   "simulating it again without a new build", flush=True)
         elif shared and cached_model(Path(cache), shared, Path(build_dir) / model):
             stamp.write_text(key)
+            with open(Path(cache) / REUSED_LOG, "a") as log:      # one short line: appends do not interleave
+                log.write(shared + "\n")
             print(f"sim: the RTL, its parameters and the tools are those of a model in {MODEL_CACHE} ({cache}): "
                   "simulating it without a new build", flush=True)
         else:
