@@ -109,8 +109,8 @@ LIFTED_ELEMENTS = 4096
 
 def _infer_shapes(m: onnx.ModelProto):
     """m with the tensor shapes qonnx's InferShapes finds, as a ModelWrapper ready to execute.
-    ONNX's shape inference serializes the whole model and qonnx's transform copies it: on a model
-    of large weights (the InTAR gating block's 90 M) that took 19 of the 27 s of a float run. So
+    ONNX's shape inference serializes the whole model and qonnx's transform copies it, which on
+    a model of large weights is most of a float run (docs/rtl.md, stop 58, measures it). So
     shapes are inferred on a copy of m without its weights (graph inputs of their shapes in their
     place) and its value_info goes into m. That is InferShapes's result wherever m's nodes are in
     order (as exporters write them); where they are not, the whole transform runs (it sorts)."""

@@ -32,11 +32,11 @@ CCACHE_SLOPPINESS = "pch_defines,time_macros,include_file_mtime,include_file_cti
 # testbench's data are read when the simulation starts, so they need no new build.
 BUILD_KEY = "hlsgen_build.key"
 # HLSGEN_MODEL_CACHE=DIR (`make test` sets it to build/models; off where unset) keeps a copy of
-# every Verilator model built, under a digest of what it was built from with the sources named
-# by file name (build_key(..., by_name=True)): another project whose RTL, parameters, arguments
-# and tools are the same byte for byte simulates that model instead of building it anew. The
-# RTL names its tables relative to where the simulator runs (../rtl/*.mem) and reads them when
-# the simulation starts, so a model does not depend on its project's folder.
+# every Verilator model built, under the same digest (BUILD_KEY): another project whose RTL,
+# parameters, arguments and tools are the same byte for byte simulates that model instead of
+# building it anew. The RTL names its tables relative to where the simulator runs (../rtl/*.mem)
+# and reads them when the simulation starts, so a model does not depend on its project's folder,
+# and the digest names the sources by file name.
 MODEL_CACHE = "HLSGEN_MODEL_CACHE"
 REUSED_LOG = "reused.log"      # in the cache: a line for every simulation of a model it kept
 
@@ -49,10 +49,10 @@ def model_cache_counts(cache: Path) -> tuple:
 
 
 def build_key(sources: Sequence[Path], toplevel: str, parameters: Dict[str, object], args: Sequence[str],
-              simulator: str, by_name: bool = False) -> str:
-    """What a build depends on, as a digest: every source's path (by_name: its file name) and
-    bytes, the top, its parameters, the simulator's arguments and make flags, waves on or off,
-    and the versions of the simulator and cocotb."""
+              simulator: str) -> str:
+    """What a build depends on, as a digest: every source's file name and bytes, the top, its
+    parameters, the simulator's arguments and make flags, waves on or off, and the versions of
+    the simulator and cocotb."""
     from importlib import metadata
     versions = []
     for dist in ("verilator", "cocotb"):
@@ -66,7 +66,7 @@ def build_key(sources: Sequence[Path], toplevel: str, parameters: Dict[str, obje
     h = hashlib.sha256(json.dumps([simulator, toplevel, sorted((k, str(v)) for k, v in parameters.items()), list(args),
                                    BUILD_MAKEFLAGS, os.environ.get("WAVES", ""), versions]).encode())
     for src in sources:
-        h.update(str(Path(src).name if by_name else src).encode() + b"\0" + Path(src).read_bytes() + b"\0")
+        h.update(Path(src).name.encode() + b"\0" + Path(src).read_bytes() + b"\0")
     return h.hexdigest()
 
 
@@ -180,7 +180,7 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
         key = build_key(sources, toplevel, parameters or {}, args, simulator) if model else None
         stamp = Path(build_dir) / BUILD_KEY
         cache = os.environ.get(MODEL_CACHE) if simulator == "verilator" else None
-        shared = build_key(sources, toplevel, parameters or {}, args, simulator, by_name=True) if cache else None
+        shared = key if cache else None
         if key and (Path(build_dir) / model).is_file() and stamp.is_file() and stamp.read_text() == key:
             print(f"sim: the RTL, its parameters and the tools are those of the model built in {build_dir}: "
                   "simulating it again without a new build", flush=True)
