@@ -563,7 +563,8 @@ def test_projects_of_the_same_rtl_share_its_verilator_model(exported, tmp_path, 
     """With HLSGEN_MODEL_CACHE (make test sets it), a project whose RTL, parameters and tools are
     another's byte for byte simulates the model built for the other: bit-exact, the same cycles.
     A project whose RTL differs in one line builds its own (and here fails, as that line keeps a
-    read lane from ever being enabled)."""
+    read lane from ever being enabled). Every model's C++ is built in one file of fast and one
+    of slow code, without precompiled headers (runner.VERILATOR_QUICK_ARGS, MAKE_QUICK_ARGS)."""
     cache = tmp_path / "models"
     monkeypatch.setenv("HLSGEN_MODEL_CACHE", str(cache))
     first, b = build(exported, tmp_path / "first", "pointwise", "sequential", "free")
@@ -573,6 +574,10 @@ def test_projects_of_the_same_rtl_share_its_verilator_model(exported, tmp_path, 
     r, built = sim(first)
     assert r.returncode == 0 and built["passed"] and "HLSGEN_MODEL_CACHE" not in r.stdout, r.stdout[-2000:]
     assert [len(list(k.iterdir())) for k in cache.iterdir()] == [1]         # the model alone
+    vdir = first / "build" / "verilator-hlsgen"
+    objs = sorted(o.name for o in vdir.glob("Vtop*.o"))
+    assert objs == ["Vtop__Dpi.o", "Vtop__Syms__Slow.o", "Vtop_vm_classes_0.o", "Vtop_vm_classes_Slow_0.o"], objs
+    assert not list(vdir.glob("*.gch")) and len(list(vdir.glob("Vtop_hlsgen_core*.cpp"))) > 2
     r, kept = sim(second)
     assert r.returncode == 0 and kept["passed"] and kept["mismatches"] == 0, r.stdout[-2000:]
     assert "a model in HLSGEN_MODEL_CACHE" in r.stdout and kept["cycles"] == built["cycles"], r.stdout[-2000:]

