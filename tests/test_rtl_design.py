@@ -589,10 +589,45 @@ def test_projects_of_the_same_rtl_share_its_verilator_model(exported, tmp_path, 
     enable = "re[k] = (w_fire && w_rlive[k]) || (e_fire && e_rlive[k]);"
     assert core.read_text().count(enable) == 1
     core.write_text(core.read_text().replace(enable, "re[k] = k != 0 && ((w_fire && w_rlive[k]) || (e_fire && e_rlive[k]));"))
+    # a cache size that is not a number stops make sim before it builds, on one line
+    monkeypatch.setenv("HLSGEN_MODEL_CACHE_MB", "1G")
+    r, _ = sim(second)
+    assert r.returncode == 2 and "HLSGEN_MODEL_CACHE_MB='1G': give the model cache's size in whole megabytes" in r.stderr
+    assert not (second / "build" / "verilator-hlsgen" / "Vtop.mk").exists(), r.stderr
+    # with no room, keeping the new model removes the one used least recently
+    monkeypatch.setenv("HLSGEN_MODEL_CACHE_MB", "0")
     r, res = sim(second)
-    assert "HLSGEN_MODEL_CACHE" not in r.stdout and (second / "build" / "verilator-hlsgen" / "Vtop.mk").exists()
+    assert "a model in HLSGEN_MODEL_CACHE" not in r.stdout and (second / "build" / "verilator-hlsgen" / "Vtop.mk").exists()
     assert r.returncode != 0 and not res["passed"] and res["mismatches"] > 0, res
-    assert model_cache_counts(cache) == (2, 1)
+    assert "removed 1 model(s) used least recently" in r.stdout, r.stdout[-2000:]
+    assert model_cache_counts(cache) == (1, 1)
+
+
+def test_the_model_cache_removes_the_models_used_least_recently(tmp_path, monkeypatch):
+    """runner.prune_models: above its limit the cache removes the models whose folders were
+    touched longest ago (a project that takes a model touches it), never the one just kept, and
+    stops as soon as the rest fits; HLSGEN_MODEL_CACHE_MB sets the limit (1,024 MB unset)."""
+    sys.path.insert(0, str(ROOT / "sim"))
+    from hlsgen_sim.runner import cache_limit_bytes, prune_models
+    for i, name in enumerate(["old", "used", "new", "kept"]):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "hlsgen_top").write_bytes(b"x" * 1000)
+        os.utime(tmp_path / name, (1000 + i, 1000 + i))
+    (tmp_path / "half.123.tmp").mkdir()                          # another worker's model on its way in
+    os.utime(tmp_path / "used", (2000, 2000))                   # taken by a project last
+    os.utime(tmp_path / "kept", (10, 10))                       # just built: kept whatever its time
+    assert prune_models(tmp_path, "kept", 4000) == []
+    assert prune_models(tmp_path, "kept", 2500) == ["old", "new"]
+    assert sorted(d.name for d in tmp_path.iterdir()) == ["half.123.tmp", "kept", "used"]
+    assert prune_models(tmp_path, "kept", 0) == ["used"]
+    monkeypatch.delenv("HLSGEN_MODEL_CACHE_MB", raising=False)
+    assert cache_limit_bytes() == 1024 << 20
+    monkeypatch.setenv("HLSGEN_MODEL_CACHE_MB", "3")
+    assert cache_limit_bytes() == 3 << 20
+    for bad in ("-1", "1.5", "1G"):
+        monkeypatch.setenv("HLSGEN_MODEL_CACHE_MB", bad)
+        with pytest.raises(RuntimeError, match="whole megabytes"):
+            cache_limit_bytes()
 
 
 def test_a_stalled_stage_is_named(exported, tmp_path):

@@ -45,6 +45,11 @@ BUILD_KEY = "hlsgen_build.key"
 # and the digest names the sources by file name.
 MODEL_CACHE = "HLSGEN_MODEL_CACHE"
 REUSED_LOG = "reused.log"      # in the cache: a line for every simulation of a model it kept
+# the cache holds at most HLSGEN_MODEL_CACHE_MB megabytes (default 1,024): after keeping a model,
+# the models used least recently go first (a model's folder is touched whenever a project takes
+# it). make test's 128 models are about 210 MB
+MODEL_CACHE_MB = "HLSGEN_MODEL_CACHE_MB"
+MODEL_CACHE_DEFAULT_MB = 1024
 
 
 def model_cache_counts(cache: Path) -> tuple:
@@ -83,14 +88,57 @@ def cached_model(cache: Path, key: str, model: Path) -> bool:
         return False
     model.parent.mkdir(parents=True, exist_ok=True)
     tmp = model.with_name(model.name + f".from-cache.{os.getpid()}")
-    shutil.copy2(kept, tmp)
+    try:
+        shutil.copy2(kept, tmp)
+        os.utime(kept.parent)                     # used now: the last to be pruned
+    except OSError:                               # pruned by another process meanwhile: build anew
+        tmp.unlink(missing_ok=True)
+        return False
     os.replace(tmp, model)
     return True
 
 
-def keep_model(cache: Path, key: str, model: Path) -> None:
+def cache_limit_bytes() -> int:
+    """HLSGEN_MODEL_CACHE_MB in bytes (RuntimeError, which make sim reports on one line, where it
+    is not a whole number of megabytes)."""
+    raw = os.environ.get(MODEL_CACHE_MB, "")
+    try:
+        mb = int(raw) if raw else MODEL_CACHE_DEFAULT_MB
+    except ValueError:
+        mb = -1
+    if mb < 0:
+        raise RuntimeError(f"{MODEL_CACHE_MB}={raw!r}: give the model cache's size in whole megabytes, e.g. "
+                         f"{MODEL_CACHE_MB}={MODEL_CACHE_DEFAULT_MB}")
+    return mb << 20
+
+
+def prune_models(cache: Path, keep: str, limit: int) -> list:
+    """Remove the models used least recently until the cache holds at most `limit` bytes, never
+    the model `keep`; the names of the models removed."""
+    entries = []
+    for d in cache.iterdir():
+        if d.is_dir() and not d.name.endswith(".tmp"):
+            try:
+                entries.append((d.stat().st_mtime, sum(f.stat().st_size for f in d.iterdir()), d))
+            except OSError:                       # removed by another process meanwhile
+                continue
+    total = sum(size for _, size, _ in entries)
+    removed = []
+    for _, size, d in sorted(entries, key=lambda e: e[0]):
+        if total <= limit:
+            break
+        if d.name == keep:
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        total -= size
+        removed.append(d.name)
+    return removed
+
+
+def keep_model(cache: Path, key: str, model: Path, limit: int) -> None:
     """Put a copy of a model just built in the cache under key (whole or not at all: workers
-    building the same model at once each write their own folder and the first rename wins)."""
+    building the same model at once each write their own folder and the first rename wins), then
+    prune the cache to `limit` bytes."""
     cache.mkdir(parents=True, exist_ok=True)
     tmp = cache / f"{key}.{os.getpid()}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -100,6 +148,10 @@ def keep_model(cache: Path, key: str, model: Path) -> None:
         os.rename(tmp, cache / key)
     except OSError:                   # another worker kept the same model first
         shutil.rmtree(tmp, ignore_errors=True)
+    removed = prune_models(cache, key, limit)
+    if removed:
+        print(f"sim: {MODEL_CACHE} ({cache}) above {limit >> 20} MB ({MODEL_CACHE_MB}): removed "
+              f"{len(removed)} model(s) used least recently", flush=True)
 
 
 def ccache(path: str) -> Optional[str]:
@@ -194,6 +246,7 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
         key = build_key(sources, toplevel, parameters or {}, args, simulator) if model else None
         stamp = Path(build_dir) / BUILD_KEY
         cache = os.environ.get(MODEL_CACHE) if simulator == "verilator" else None
+        limit = cache_limit_bytes() if cache else 0          # a bad value stops before the build
         shared = key if cache else None
         if key and (Path(build_dir) / model).is_file() and stamp.is_file() and stamp.read_text() == key:
             print(f"sim: the RTL, its parameters and the tools are those of the model built in {build_dir}: "
@@ -211,7 +264,7 @@ def run(sources: Sequence[Path], toplevel: str, test_module: str, test_dir: Path
             if key:
                 stamp.write_text(key)
             if shared:
-                keep_model(Path(cache), shared, Path(build_dir) / model)
+                keep_model(Path(cache), shared, Path(build_dir) / model, limit)
         # cocotb's runner hands the simulator this process's sys.path as PYTHONPATH
         for p in (str(test_dir), str(SIM_DIR)):
             if p not in sys.path:
