@@ -52,11 +52,15 @@ MODEL_CACHE_MB = "HLSGEN_MODEL_CACHE_MB"
 MODEL_CACHE_DEFAULT_MB = 1024
 
 
+def kept_models(cache: Path) -> list:
+    """The model folders of a model cache (not the ones on their way in, `*.tmp`)."""
+    return [d for d in cache.iterdir() if d.is_dir() and not d.name.endswith(".tmp")]
+
+
 def model_cache_counts(cache: Path) -> tuple:
     """(models built and kept, simulations that took one of them) in a model cache."""
-    built = sum(1 for d in cache.iterdir() if d.is_dir() and not d.name.endswith(".tmp"))
     log = cache / REUSED_LOG
-    return built, (len(log.read_text().splitlines()) if log.is_file() else 0)
+    return len(kept_models(cache)), (len(log.read_text().splitlines()) if log.is_file() else 0)
 
 
 def build_key(sources: Sequence[Path], toplevel: str, parameters: Dict[str, object], args: Sequence[str],
@@ -116,12 +120,11 @@ def prune_models(cache: Path, keep: str, limit: int) -> list:
     """Remove the models used least recently until the cache holds at most `limit` bytes, never
     the model `keep`; the names of the models removed."""
     entries = []
-    for d in cache.iterdir():
-        if d.is_dir() and not d.name.endswith(".tmp"):
-            try:
-                entries.append((d.stat().st_mtime, sum(f.stat().st_size for f in d.iterdir()), d))
-            except OSError:                       # removed by another process meanwhile
-                continue
+    for d in kept_models(cache):
+        try:
+            entries.append((d.stat().st_mtime, sum(f.stat().st_size for f in d.iterdir()), d))
+        except OSError:                           # removed by another process meanwhile
+            continue
     total = sum(size for _, size, _ in entries)
     removed = []
     for _, size, d in sorted(entries, key=lambda e: e[0]):
