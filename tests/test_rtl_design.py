@@ -564,9 +564,14 @@ def test_projects_of_the_same_rtl_share_its_verilator_model(exported, tmp_path, 
     another's byte for byte simulates the model built for the other: bit-exact, the same cycles.
     A project whose RTL differs in one line builds its own (and here fails, as that line keeps a
     read lane from ever being enabled). Every model's C++ is built in one file of fast and one
-    of slow code, without precompiled headers (runner.VERILATOR_QUICK_ARGS, MAKE_QUICK_ARGS)."""
+    of slow code, without Verilator's precompiled header of the design (runner.VERILATOR_QUICK_ARGS,
+    MAKE_QUICK_ARGS) but with Verilator's runtime headers precompiled once for every model
+    (verilated_pch.py, in HLSGEN_PCH_DIR): gcc takes them (-Winvalid-pch would say if not);
+    HLSGEN_PCH=0 builds without them."""
     cache = tmp_path / "models"
     monkeypatch.setenv("HLSGEN_MODEL_CACHE", str(cache))
+    pch = tmp_path / "pch"
+    monkeypatch.setenv("HLSGEN_PCH_DIR", str(pch))
     first, b = build(exported, tmp_path / "first", "pointwise", "sequential", "free")
     assert b.returncode == 0, b.stderr
     second, b = build(exported, tmp_path / "second", "pointwise", "sequential", "free")
@@ -578,6 +583,13 @@ def test_projects_of_the_same_rtl_share_its_verilator_model(exported, tmp_path, 
     objs = sorted(o.name for o in vdir.glob("Vtop*.o"))
     assert objs == ["Vtop__Dpi.o", "Vtop__Syms__Slow.o", "Vtop_vm_classes_0.o", "Vtop_vm_classes_Slow_0.o"], objs
     assert not list(vdir.glob("*.gch")) and len(list(vdir.glob("Vtop_hlsgen_core*.cpp"))) > 2
+    [digest] = list(pch.iterdir())
+    headers = {m: digest / m / "hlsgen_verilated.h" for m in ("fast", "slow")}
+    assert all(h.with_name(h.name + ".gch").stat().st_size > 10 << 20 for h in headers.values()), list(pch.rglob("*"))
+    for group, m in (("Vtop_vm_classes_0.cpp", "fast"), ("Vtop_vm_classes_Slow_0.cpp", "slow")):
+        [line] = [ln for ln in r.stdout.splitlines() if ln.endswith(group) and " -c " in ln]
+        assert f"-include {headers[m]} -Winvalid-pch" in line, line
+    assert "not used because" not in r.stdout + r.stderr and "not precompiled" not in r.stdout, r.stdout[-3000:]
     r, kept = sim(second)
     assert r.returncode == 0 and kept["passed"] and kept["mismatches"] == 0, r.stdout[-2000:]
     assert "a model in HLSGEN_MODEL_CACHE" in r.stdout and kept["cycles"] == built["cycles"], r.stdout[-2000:]
@@ -596,11 +608,30 @@ def test_projects_of_the_same_rtl_share_its_verilator_model(exported, tmp_path, 
     assert not (second / "build" / "verilator-hlsgen" / "Vtop.mk").exists(), r.stderr
     # with no room, keeping the new model removes the one used least recently
     monkeypatch.setenv("HLSGEN_MODEL_CACHE_MB", "0")
+    monkeypatch.setenv("HLSGEN_PCH", "0")
     r, res = sim(second)
+    assert "Vtop_vm_classes_0.cpp" in r.stdout and "hlsgen_verilated.h" not in r.stdout, r.stdout[-3000:]
     assert "a model in HLSGEN_MODEL_CACHE" not in r.stdout and (second / "build" / "verilator-hlsgen" / "Vtop.mk").exists()
     assert r.returncode != 0 and not res["passed"] and res["mismatches"] > 0, res
     assert "removed 1 model(s) used least recently" in r.stdout, r.stdout[-2000:]
     assert model_cache_counts(cache) == (1, 1)
+
+
+def test_the_shared_runtime_headers_keep_three_digests_and_never_stop_a_build(tmp_path, monkeypatch, capsys):
+    """verilated_pch.py: of the precompiled runtime headers it keeps the three digests used most
+    recently, always the one in use; where it cannot read the make's flags or build the headers
+    it says so on one line and runs the make without them, whose exit code is the build's."""
+    sys.path.insert(0, str(ROOT / "sim"))
+    from hlsgen_sim import verilated_pch
+    for i, name in enumerate(["a", "b", "c", "d", "e"]):
+        (tmp_path / name).mkdir()
+        os.utime(tmp_path / name, (1000 + i, 1000 + i))
+    verilated_pch.prune(tmp_path, "a")
+    assert sorted(d.name for d in tmp_path.iterdir()) == ["a", "d", "e"]
+    monkeypatch.setenv("HLSGEN_PCH_DIR", str(tmp_path / "pch"))
+    assert verilated_pch.main(["true"]) == 0                   # a "make" that prints no flags
+    assert "runtime headers not precompiled (could not read the make's flags" in capsys.readouterr().out
+    assert verilated_pch.main(["false"]) == 1 and not (tmp_path / "pch").exists()
 
 
 def test_the_model_cache_removes_the_models_used_least_recently(tmp_path, monkeypatch):

