@@ -1,13 +1,16 @@
 """Verilator's runtime headers (verilated.h, verilated_dpi.h) precompiled once and shared by
 every model built with the same compiler and flags, then the model's make.
 
-Every C++ file of a Verilator model begins by parsing those headers: about 0.6 s of gcc each,
-and a model has four such files (its fast and slow code, Vtop__Dpi.cpp, Vtop__Syms__Slow.cpp),
-which for a small design is half its compile. Verilator's own precompiled header holds the whole
+Every C++ file of a Verilator model begins by parsing those headers (0.7 s of gcc for a file
+that includes them alone), and a model has four such files (its fast and slow code,
+Vtop__Dpi.cpp, Vtop__Syms__Slow.cpp). Measured (docs/rtl.md, stop 60): conv_bn_relu's capped
+sequential design, its `make sim` with the runtime's objects in the ccache, 11.1 s of CPU
+without the shared headers and 5.9 s with them. Verilator's own precompiled header holds the whole
 design's classes (90 MB for make demo's design, built anew for every design; runner.py leaves it
 out). This one holds the runtime alone, so one build of it serves every design: the make
 includes it first (`-include`, gcc's way of taking a precompiled header) in the fast and in the
-slow code, each with the flags that code compiles with.
+slow code, each with the flags that code compiles with. A small model, which Verilator makes
+one file (VM_PARALLEL_BUILDS 0) compiled without a precompiled header, is built as it was.
 
     python verilated_pch.py make -C BUILD -f Vtop.mk ...     (runner.py runs it in place of the make)
 
@@ -25,7 +28,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Sequence
 
 NAME = "hlsgen_verilated.h"
 HEADER = '// hlsgen: Verilator\'s runtime headers, precompiled once for every model (verilated_pch.py)\n' \
@@ -33,7 +36,7 @@ HEADER = '// hlsgen: Verilator\'s runtime headers, precompiled once for every mo
 KEEP = 3                     # digests kept (each about 145 MB: a fast and a slow header)
 PCH_DIR = "HLSGEN_PCH_DIR"
 # the make's variables for the code's compiles (verilated.mk: the rules of VK_OBJS_FAST/SLOW)
-QUERY = "hlsgen_pch_flags: ; @printf '%s\\n' '$(CXX)' '$(OPT_FAST)' '$(OPT_SLOW)' '$(CXXFLAGS) $(CPPFLAGS)'"
+QUERY = "hlsgen_pch_flags: ; @printf '%s\\n' '$(VM_PARALLEL_BUILDS)' '$(CXX)' '$(OPT_FAST)' '$(OPT_SLOW)' '$(CXXFLAGS) $(CPPFLAGS)'"
 
 
 def enabled() -> bool:
@@ -52,11 +55,12 @@ def make_flags(make: Sequence[str]) -> Dict[str, str]:
     cmd = [make[0], "-s", "--no-print-directory"] + [a for a in make[1:] if a != "-j" and not a.isdigit()]
     r = subprocess.run(cmd + ["--eval", QUERY, "hlsgen_pch_flags"], capture_output=True, text=True)
     lines = r.stdout.splitlines()
-    if r.returncode != 0 or len(lines) != 4:
+    if r.returncode != 0 or len(lines) != 5:
         raise RuntimeError(f"could not read the make's flags ({(r.stderr or r.stdout).strip()[-300:]})")
-    cxx, fast, slow, common = lines
+    parallel, cxx, fast, slow, common = lines
     common = " ".join(f for f in common.split() if f not in ("-MMD", "-MP"))
-    return {"cxx": cxx.strip(), "fast": fast.strip(), "slow": slow.strip(), "common": common}
+    return {"parallel": parallel.strip(), "cxx": cxx.strip(), "fast": fast.strip(), "slow": slow.strip(),
+            "common": common}
 
 
 def digest(flags: Dict[str, str]) -> str:
@@ -101,9 +105,13 @@ def prune(top: Path, keep: str) -> None:
 
 
 def pch_args(make: Sequence[str]) -> List[str]:
-    """The make's arguments that include the shared headers in the fast and the slow code."""
+    """The make's arguments that include the shared headers in the fast and the slow code (none
+    where Verilator made the model one file, as it does for a small one: VM_PARALLEL_BUILDS 0,
+    whose compile takes no precompiled header)."""
     cwd = make[make.index("-C") + 1] if "-C" in make else "."
     flags = make_flags(make)
+    if flags["parallel"] != "1":
+        return []
     key = digest(flags)
     top = root()
     fast = build(top / key / "fast", flags["fast"], flags, cwd)
@@ -115,7 +123,7 @@ def pch_args(make: Sequence[str]) -> List[str]:
 
 def main(make: Sequence[str]) -> int:
     make = [a for a in make if not a.startswith(("VK_PCH_I_FAST=", "VK_PCH_I_SLOW="))]
-    extra: Optional[List[str]] = None
+    extra: List[str] = []
     if enabled():
         try:
             extra = pch_args(make)
