@@ -630,8 +630,9 @@ def test_projects_of_the_same_rtl_share_its_verilator_model(exported, tmp_path, 
 
 def test_the_shared_runtime_headers_keep_three_digests_and_never_stop_a_build(tmp_path, monkeypatch, capsys):
     """verilated_pch.py: of the precompiled runtime headers it keeps the three digests used most
-    recently, always the one in use; where it cannot read the make's flags or build the headers
-    it says so on one line and runs the make without them, whose exit code is the build's."""
+    recently, always the one in use; where it cannot read the make's flags, or its folder's name
+    would not pass a make recipe's shell whole, it says so on one line and runs the make without
+    the headers, whose exit code is the build's."""
     sys.path.insert(0, str(ROOT / "sim"))
     from hlsgen_sim import verilated_pch
     for i, name in enumerate(["a", "b", "c", "d", "e"]):
@@ -643,6 +644,12 @@ def test_the_shared_runtime_headers_keep_three_digests_and_never_stop_a_build(tm
     assert verilated_pch.main(["true"]) == 0                   # a "make" that prints no flags
     assert "runtime headers not precompiled (could not read the make's flags" in capsys.readouterr().out
     assert verilated_pch.main(["false"]) == 1 and not (tmp_path / "pch").exists()
+    # a folder whose name a make recipe's shell would split: not used, the make runs without it
+    monkeypatch.setattr(verilated_pch, "make_flags", lambda make: {"parallel": "1", "cxx": "c++", "fast": "-Og",
+                                                                   "slow": "-O0", "common": ""})
+    monkeypatch.setenv("HLSGEN_PCH_DIR", str(tmp_path / "my pch"))
+    assert verilated_pch.main(["true"]) == 0 and not (tmp_path / "my pch").exists()
+    assert "'" + str(tmp_path / "my pch") + "' has characters a make recipe would split" in capsys.readouterr().out
 
 
 def test_the_model_cache_removes_the_models_used_least_recently(tmp_path, monkeypatch):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,8 @@ def enabled() -> bool:
 
 
 def root() -> Path:
+    """The headers' folder: hlsgen's cache folder as hlsgen/backends/jinja.py finds it (written
+    out here: an emitted project's sim/ runs without hlsgen), then verilator-pch."""
     base = os.environ.get("HLSGEN_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "hlsgen")
     return Path(os.environ.get(PCH_DIR) or os.path.join(base, "verilator-pch"))
@@ -114,6 +117,9 @@ def pch_args(make: Sequence[str]) -> List[str]:
         return []
     key = digest(flags)
     top = root()
+    if not re.fullmatch(r"[\w./+-]+", str(top)):         # the make's recipes pass it to a shell unquoted
+        raise RuntimeError(f"{PCH_DIR} {str(top)!r} has characters a make recipe would split or expand; "
+                           f"set {PCH_DIR} to a plain path")
     fast = build(top / key / "fast", flags["fast"], flags, cwd)
     slow = build(top / key / "slow", flags["slow"], flags, cwd)
     os.utime(top / key)
