@@ -16,10 +16,11 @@ one file (VM_PARALLEL_BUILDS 0) compiled without a precompiled header, is built 
 
 The headers are built under HLSGEN_PCH_DIR (default: HLSGEN_CACHE_DIR, or $XDG_CACHE_HOME or
 ~/.cache, then hlsgen/verilator-pch), in a folder per digest of the compiler, its version, the
-flags and the Verilator version; the newest KEEP digests stay. gcc checks that a precompiled
-header fits the compile (flags, macros) and otherwise reads the headers as text: a model is the
-same either way, only slower (-Winvalid-pch says so in the build's output). Where the header
-cannot be built, the make runs without it and says why. HLSGEN_PCH=0 turns it off."""
+flags, the Verilator version and its headers' names, sizes and times; the newest KEEP digests
+stay. gcc checks that a precompiled header fits the compile (flags, macros) and otherwise reads
+the headers as text: a model is the same either way, only slower (-Winvalid-pch says so in the
+build's output). Where the header cannot be built, the make runs without it and says why.
+HLSGEN_PCH=0 turns it off."""
 from __future__ import annotations
 
 import hashlib
@@ -73,8 +74,14 @@ def digest(flags: Dict[str, str]) -> str:
     except metadata.PackageNotFoundError:
         version = ""
     cc = subprocess.run(flags["cxx"].split() + ["--version"], capture_output=True, text=True).stdout
+    # the runtime's headers as installed (gcc does not check them against a precompiled header):
+    # every header in the include folders the flags name, by name, size and time
+    stamps = []
+    for inc in (f[2:] for f in flags["common"].split() if f.startswith("-I") and len(f) > 2):
+        if (Path(inc) / "verilated.h").is_file():
+            stamps += [f"{h}:{h.stat().st_size}:{h.stat().st_mtime_ns}" for h in sorted(Path(inc).glob("*.h"))]
     h = hashlib.sha256("\0".join([flags["cxx"], cc, flags["fast"], flags["slow"], flags["common"], version,
-                                  HEADER]).encode())
+                                  HEADER, *stamps]).encode())
     return h.hexdigest()[:24]
 
 
