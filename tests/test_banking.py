@@ -55,13 +55,43 @@ def by_region(p):
     return {r["region"]: r for r in p["regions"]}
 
 
+def test_a_window_word_is_taken_at_every_position_or_at_each_cut_of_its_padding(monkeypatch):
+    """Found by a random design (tests/test_fuzz.py, seed 4): with its patterns taken at 8 output
+    positions, a 3x3 conv on a 4 x 3 image missed one whose padding cut its taps differently,
+    and a bank met 3 words in a cycle. Up to PATTERN_ENUM read lanes every position is taken;
+    beyond, one position for each way the padding cuts the taps, which give every pattern in the
+    region's own coordinates."""
+    import numpy as np
+    # 5 x 7 output positions, pad 1, 3x3: rows cut at the top and bottom, columns at both ends
+    f = window(0, 256, 2, 5, 7, 2, 2, 3, 1)
+    g = {k: int(f[WORD[f"W_{k}"]]) for k in ("N", "C", "H", "W", "O", "CG", "KH", "KW", "OH", "OW", "SH", "SW", "DH",
+                                            "DW", "PT", "PL", "OG")}
+    edges = banking._edge_positions(g, 1, 7)
+    # row classes: 0 (top cut), 1 (none), 4 (bottom cut); column classes 0, 1, 6
+    assert edges == [oy * 7 + ox for oy in (0, 1, 4) for ox in (0, 1, 6)], edges
+    rng = np.random.default_rng(0)
+    whole, _, sampled = banking._window(f, 1, 1, 3, rng)
+    assert not sampled
+    monkeypatch.setattr(banking, "PATTERN_ENUM", 0)
+    some, _, sampled = banking._window(f, 1, 1, 3, rng)
+    assert sampled and len(some) < len(whole)
+    # every cycle's pattern of words (offsets from its first) at all 35 positions is among the sample's
+    def shapes(a):
+        out = set()
+        for row in a:
+            v = sorted(int(x) for x in row if x >= 0)
+            out.add(tuple(x - v[0] for x in v) if v else ())
+        return out
+    assert shapes(whole) == shapes(some)
+
+
 def test_one_client_at_a_time_may_put_two_words_in_a_bank():
     p = plan([conv()])
     x, y = by_region(p)["x"], by_region(p)["y"]
     # x: 12 words, 2 a bank -> 8 banks; h mod 2 x w mod 4 puts rows 0 and 2 together (2 a bank),
     # where (1, 1, 8) leaves 3 rows in a bank and (1, 2, 2) 4; (1, 4, 2) ties and loses on order
     assert (x["Bc"], x["Bh"], x["Bw"], x["worst"], x["allowed"], x["ports"], x["copies"]) == (1, 2, 4, 2, 2, 1, 1)
-    assert x["depth"] == 4 * 4 * 2 and x["sampled"]           # 8 of the word's 32 output positions
+    assert x["depth"] == 4 * 4 * 2 and not x["sampled"]       # every one of the word's 32 output positions
     # y: 4 words a write, 2 a bank -> 2 banks by w (ties with c, which loses on order). But a bank
     # that two writes reach in a cycle is a true dual port, so block RAM (one RAMB18 each, 128 x 8
     # bits), where 4 banks (c mod 2, w mod 2) take one word of a write each and are LUT RAM

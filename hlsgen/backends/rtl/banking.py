@@ -33,11 +33,13 @@ the last). Two is a true dual-port block
 RAM. Where one client at a time may put two words into a bank, the fewest banks at two words a
 bank and the fewest at one are both priced as synthesis builds them (bank_cost, route_logic:
 banks that two writes reach are true dual ports, block RAM or registers, where banks of one
-write may be LUT RAM), and the one taking the smaller share of the device is built. A window word's patterns are taken at a sample of its output positions (the first, the
-second, the middle, the last two and three drawn at random), which is exact where a move of
-the window moves every lane alike (a convolution over its input); an element word's or a
-channel's steps are all taken up to ENUM elements, and blocks at the start, middle and end
-beyond.
+write may be LUT RAM), and the one taking the smaller share of the device is built. A window
+word's patterns are taken at every output position up to PATTERN_ENUM read lanes; beyond, at a
+sample: one position for each way the padding cuts its taps (_edge_positions), the first, the
+second, the middle, the last two and three drawn at random, which is exact in the region's own
+coordinates (a move of the window moves every lane alike) but not in a merged view. An element
+word's or a channel's steps are all taken up to ENUM elements, and blocks at the start, middle
+and end beyond.
 
 Each region also gets its routes: per client port, the banks its accesses reach, every access of
 every word enumerated (a word beyond ROUTE_ENUM accesses gives its ports every bank). The memory
@@ -63,7 +65,7 @@ from .act_mem import DECODE_FIT, address_bits, coordinate_split
 MAX_BANKS = 512          # banks of one region, at most
 SKEWS = 8                # a bank shape's skews tried: 0 .. SKEWS - 1 each
 ENUM = 1 << 21           # an element word's or channel's elements taken whole up to this many
-ORIGINS = 8              # a window word's output positions sampled
+PATTERN_ENUM = 1 << 22   # a window word's read lanes taken at every output position up to this many
 ROUTE_ENUM = 1 << 24     # a word's accesses enumerated for its lanes' routes, at most (beyond: every bank)
 ROUTE_CHUNK = 1 << 20    # accesses of a window word taken at a time
 IN_PHASE, OUT_PHASE = (-1, ""), (1 << 30, "")      # the input streams' and output streams' phases
@@ -403,14 +405,19 @@ def _window(f: List[int], vec: int, pe: int, simd: int, rng, picks: Optional[Seq
     src, dst = int(f[WORD["SRC"]]), int(f[WORD["DST"]])
     red = g["CG"] * g["KH"] * g["KW"]
     ngrp = _groups(f, vec)
-    if picks is None:
-        picks = sorted({0, 1, ngrp // 2, ngrp - 2, ngrp - 1} | {int(v) for v in rng.integers(0, ngrp, 3)})
-        picks = [p for p in picks if 0 <= p < ngrp]
-    sampled = len(picks) < ngrp
     ogs = -(-g["OW"] // vec)
     shared = one_group(f)                 # every PE lane reads the same input channel
     if read_pe is None:
         read_pe = 1 if shared else pe
+    if picks is None:
+        per = (1 if shared else -(-g["O"] // pe)) * -(-red // simd) * read_pe * vec * simd
+        if ngrp * per <= PATTERN_ENUM:
+            picks = range(ngrp)
+        else:
+            picks = sorted(set(_edge_positions(g, vec, ogs)) | {0, 1, ngrp // 2, ngrp - 2, ngrp - 1}
+                           | {int(v) for v in rng.integers(0, ngrp, 3)})
+            picks = [p for p in picks if 0 <= p < ngrp]
+    sampled = len(picks) < ngrp
     o0s = np.arange(0, 1 if shared else g["O"], pe)
     r0s = np.arange(0, red, simd)
     v = np.arange(vec)
@@ -437,6 +444,27 @@ def _window(f: List[int], vec: int, pe: int, simd: int, rng, picks: Optional[Seq
         wa = dst + ((n * g["O"] + ow[:, :, None]) * g["OH"] + oy) * g["OW"] + ox[None, None]
         writes.append(np.where(okw, wa, -1).reshape(len(ow), -1))
     return np.concatenate(reads), np.concatenate(writes), sampled
+
+
+def _edge_positions(g: Dict[str, int], vec: int, ogs: int) -> List[int]:
+    """A window word's output positions (of its first image), one for each way the padding cuts
+    its taps: each distinct set of rows (ky) in the input, crossed with each distinct set of
+    columns (v, kx) of its VEC pixels in the input. Where the banks are linear in the region's
+    coordinates, every other position reads in the pattern of one of these, moved."""
+    def firsts(keys):
+        seen: Dict[tuple, int] = {}
+        for k, key in enumerate(keys):
+            seen.setdefault(key, k)
+        return sorted(seen.values())
+    ky, kx, v = np.arange(g["KH"]), np.arange(g["KW"]), np.arange(vec)
+    rows = firsts(tuple(((oy * g["SH"] - g["PT"] + ky * g["DH"] >= 0)
+                         & (oy * g["SH"] - g["PT"] + ky * g["DH"] < g["H"])).tolist()) for oy in range(g["OH"]))
+    cols = []
+    for og in range(ogs):
+        ox = og * vec + v
+        ix = ox[:, None] * g["SW"] - g["PL"] + kx[None] * g["DW"]
+        cols.append(tuple(((ix >= 0) & (ix < g["W"]) & (ox < g["OW"])[:, None]).ravel().tolist()))
+    return [oy * ogs + og for oy in rows for og in firsts(cols)]
 
 
 def _blocks(total: int, lanes: int) -> Tuple[List[np.ndarray], bool]:
