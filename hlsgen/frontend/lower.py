@@ -846,7 +846,8 @@ class Lowering:
             t = self.g.tensors[v.ir_name]
             s, z = float(t.quant.scale), int(t.quant.zero_point)
             qlo, qhi = lo / s + z, hi / s + z
-            on_grid = all(not np.isfinite(q) or abs(q - round(q)) < 1e-6 for q in (qlo, qhi))
+            # bounds given in float32 (k * scale rounded) are on the grid within float32's precision
+            on_grid = all(not np.isfinite(q) or abs(q - round(q)) < 1e-6 * max(1.0, abs(q)) * 16 for q in (qlo, qhi))
             if on_grid:
                 ilo = t.dtype.min if not np.isfinite(qlo) else max(t.dtype.min, int(round(qlo)))
                 ihi = t.dtype.max if not np.isfinite(qhi) else min(t.dtype.max, int(round(qhi)))
