@@ -119,3 +119,18 @@ def test_unquantized_conv_input_is_refused(tmp_path):
     nodes = [wn, helper.make_node("Conv", ["x", "w_q"], ["cv"], kernel_shape=[1, 1], name="first_conv"), quant("cv", "y", "s_a")]
     with pytest.raises(HlsgenError, match="first_conv.*before any quantizer"):
         pipeline.load(_model(tmp_path, nodes, wi, (1, 2, 3, 3)))
+
+
+def test_a_clip_at_float32_multiples_of_the_scale_stays_on_the_grid(tmp_path):
+    """Clip bounds written as float32(k * scale) with the scale in float64 (a random design's
+    [-64, 63] steps of an 8-bit tensor): on the grid within float32's precision, so the clip is an
+    integer clip of the quantized tensor and the graph needs no quantizer after it."""
+    s = 0.2101
+    lo, hi = np.float32(-64 * s), np.float32(63 * s)
+    assert abs(float(hi) / float(np.float32(s)) - 63) > 1e-6     # the case: off by more than 1e-6 steps
+    p = _model(tmp_path, [quant("xq", "xs", "s_c", name="q_s"),
+                          helper.make_node("Clip", ["xs", "lo", "hi"], ["y"], name="clip")],
+               [c("s_c", s), c("lo", lo), c("hi", hi)], (1, 4, 3, 3))
+    g, _ = _check(p)
+    (clip,) = [t for t in g.tasks if t.op == "clip"]
+    assert (clip.attrs["lo"], clip.attrs["hi"]) == (-64, 63)
