@@ -65,7 +65,8 @@ def window_conv_loops(task, graph, rows: int, reads_per_tap: int = 1, extra_act_
     """The loop nest of a convolution-like op (conv, deformable conv) that streams its input
     through a line buffer of `rows` padded input rows: output pixels outer, output channels
     in parallel (pe), C/groups x KH x KW reduced (simd). `reads_per_tap` counts the pixels one
-    tap reads (4 for bilinear sampling), `extra_act_bits` the width its interpolation adds."""
+    tap reads (4 for bilinear sampling), `extra_act_bits` the width its interpolation adds. Its
+    first output row waits for the rows of the window below the top padding."""
     x = graph.tensors[task.inputs[0]]
     w = graph.tensors[task.inputs[1]]
     n, o, oh, ow = graph.tensors[task.outputs[0]].shape
@@ -76,7 +77,7 @@ def window_conv_loops(task, graph, rows: int, reads_per_tap: int = 1, extra_act_
     return LoopNest(vectors=n * oh * ow * reads_per_tap, pe_bound=o, simd_bound=cg * kh * kw, vec_bound=ow, multiply=True,
                     act_bits=ab + extra_act_bits, weight_bits=wb,
                     acc_bits=reduction_acc_bits(ab + extra_act_bits, wb, cg * kh * kw, task),
-                    weights=w.size, requant_terms=1, blocks=n * oh, lookahead=rows, window_bits=window,
+                    weights=w.size, requant_terms=1, blocks=n * oh, lookahead=max(1, rows - ph[0]), window_bits=window,
                     pe_shares_input=cg == x.shape[1])
 
 

@@ -38,7 +38,7 @@ def _window_loops(task, graph, requant_terms: int) -> LoopNest:
     (ph, pw) = pad_amounts(task.attrs["pads"], 2)
     rows = (k[0] - 1) * task.attrs.get("dilations", (1, 1))[0] + 1
     return LoopNest(vectors=n * oh * ow, pe_bound=c, simd_bound=k[0] * k[1], vec_bound=ow, act_bits=ab,
-                    acc_bits=acc_bits(task) if requant_terms else 0, requant_terms=requant_terms, blocks=n * oh, lookahead=rows,
+                    acc_bits=acc_bits(task) if requant_terms else 0, requant_terms=requant_terms, blocks=n * oh, lookahead=max(1, rows - ph[0]),
                     window_bits=rows * (x.shape[3] + pw[0] + pw[1]) * c * ab)
 
 

@@ -64,6 +64,8 @@ STAGE_SWITCH_CYCLES = 3      # the top sees the last core's done, starts the nex
 TASK_SWITCH_CYCLES = 1       # the core loads its next configuration word, one ROM row (InTAR
                              # quotes 10-20 ns for its FIFO read + mux; hlsgen_core measures 1)
 MEMORY_LATENCY_CYCLES = 100  # first word of an off-chip burst
+WINDOW_OPS = ("conv", "linear", "maxpool", "avgpool")    # the ops the cores run as window words
+                             # (a step: VEC pixels of one row); the rest step through consecutive elements
 KERNEL_CONTROL_CYCLES = 4    # ap_start to the first input beat, state changes around the stages, the
                              # last output beat to ap_done: an estimate of hlsgen_top's state changes,
                              # not measured on its own (docs/performance.md)
@@ -593,40 +595,98 @@ class Problem:
                     continue
                 blocks = max(1, self.nests[p].blocks)
                 need = min(blocks, max(1, nest.lookahead))
-                row.append((n, p - i, need / blocks, 1.0 / blocks, self.size[n], self.g.tensors[n].dtype.bits))
-            edges.append((row, 1.0 / max(1, nest.drain_blocks or nest.blocks)))
+                # an element word's step is its lanes' consecutive elements (pixel-major), which
+                # may span several rows: a consumer's first step waits for all of them, and a
+                # producer publishes the rows its step completes (a concat: its last input's)
+                src = self.tasks[p].inputs[-1] if self.tasks[p].op == "concat" else n
+                rows_of = (max(1.0, self.size[n] / blocks) if t.op not in WINDOW_OPS else 0.0,
+                           max(1.0, self.size[src] / blocks) if self.tasks[p].op not in WINDOW_OPS else 0.0, blocks)
+                row.append((n, p - i, need / blocks, 1.0 / blocks, self.size[n], self.g.tensors[n].dtype.bits, rows_of))
+            # a global pool reduces one group of PE channels over all its rows, then the next
+            # (the cores' window words): only its first group follows its producer's rows
+            groups_of = nest.pe_bound if t.op == "avgpool" and t.attrs.get("global") and row else 0
+            edges.append((row, 1.0 / max(1, nest.drain_blocks or nest.blocks), self._df_parts(k), groups_of))
         return edges
 
+    def _df_parts(self, k: int) -> Optional[Tuple[str, List[Tuple[str, float]], str]]:
+        """A concat or split moves its tensors one after another (one configuration word each, in
+        both kernels' cores): ("concat", [(input, share of its elements)], output) or ("split",
+        [(output, share)], input); None for other tasks. A concat's output rows complete during its last input, a
+        split's output k during its k-th part."""
+        t = self.tasks[k]
+        if t.op not in ("concat", "split"):
+            return None
+        names = list(t.inputs if t.op == "concat" else t.outputs)
+        sizes = [max(1, self.g.tensors[n].size) for n in names]
+        return (t.op, [(n, sz / sum(sizes)) for n, sz in zip(names, sizes)], t.outputs[0]) if len(names) > 1 else None
+
     def _df_timing(self, edges, eff: List[int], lanes: List[int], want_depths: bool = True,
-                   pipe: Optional[List[int]] = None, tail: Optional[List[int]] = None):
+                   pipe: Optional[List[int]] = None, tail: Optional[List[int]] = None,
+                   pes: Optional[List[int]] = None):
         """Pipeline timing of a dataflow stage for one input: (latency, fifo depths, bottleneck
         relative index, start cycles). A task's block leaves it `pipe` cycles (its pipeline
         depth) after its last step. A task starts once each FIFO producer has emitted the blocks
         it needs; it ends no earlier than its own work after its start, and no earlier than one
         of its blocks (and its depth) after its last producer ends. The stage ends when its last
         task does, or `tail` cycles after a task that writes off chip (its last write response),
-        whichever is later: the tasks after a writer run while its response is on the way."""
+        whichever is later: the tasks after a writer run while its response is on the way.
+        A concat or split moves its parts one after another (_df_parts); a global pool of C
+        channels at `pes` lanes reduces ceil(C / PE) groups one after another, only the first
+        beside its producer."""
         m = len(eff)
         d = [min(eff[k], pipe[k]) if pipe else 0 for k in range(m)]
         start = [0.0] * m
         end = [0.0] * m
+        # per (task, tensor it makes): when its blocks start to leave, over how many cycles, and
+        # when its last has left (a task's own start, work and end, but a concat's or split's part)
+        pub: Dict[Tuple[int, str], Tuple[float, float, float]] = {}
         depths: Dict[str, Tuple[int, int]] = {}
         for k in range(m):
-            row, inv_blocks = edges[k]
+            row, inv_blocks, parts, groups_of = edges[k]
+            if groups_of and pes:
+                g = -(-groups_of // max(1, pes[k]))
+                inv_blocks = (g - 1 + inv_blocks) / g
             s = 0.0
             e_in = 0.0
-            for n, p, need_frac, first_frac, size, bits in row:
-                ready = start[p] + d[p] + (eff[p] - d[p]) * need_frac
+            ready_of: Dict[str, Tuple[float, float]] = {}
+            for n, p, need_frac, first_frac, size, bits, (row_k, row_p, blocks) in row:
+                p0, span, p_end = pub.get((p, n), (start[p], eff[p] - d[p], end[p]))
+                chunk = max(math.ceil(lanes[k] / row_k) if row_k else 1, math.ceil(lanes[p] / row_p) if row_p else 1)
+                if chunk > 1:
+                    need_frac = max(need_frac, min(1.0, chunk / blocks))
+                ready = p0 + d[p] + span * need_frac
+                ready_of[n] = (ready, p_end)
                 if ready > s:
                     s = ready
-                if end[p] > e_in:
-                    e_in = end[p]
-            start[k] = s
-            end[k] = max(s + eff[k], e_in + (eff[k] - d[k]) * inv_blocks + d[k])
+                if p_end > e_in:
+                    e_in = p_end
+            if parts is None:
+                start[k] = s
+                end[k] = max(s + eff[k], e_in + (eff[k] - d[k]) * inv_blocks + d[k])
+            else:
+                # one part after another on the task's core, each drained only into the next
+                # part's time (its last block leaves d cycles after its last step); a concat's
+                # part waits for its own input alone
+                kind, shares, out = parts
+                t = 0.0 if kind == "concat" else s
+                for q, (n, share) in enumerate(shares):
+                    ready, p_end = ready_of.get(n, (0.0, 0.0)) if kind == "concat" else (s, e_in)
+                    t0 = max(t, ready)
+                    if q == 0:
+                        start[k] = t0
+                    work = (eff[k] - d[k]) * share
+                    done = max(t0 + work + d[k], p_end + work * inv_blocks + d[k])
+                    t = done - d[k]
+                    if kind == "split":
+                        pub[(k, n)] = (t0, work, done)
+                    elif q == len(shares) - 1:
+                        pub[(k, out)] = (t0, work, done)
+                end[k] = t + d[k]
             if want_depths:
                 # FIFO depth: what a producer emits between its first output and the consumer starting
-                for n, p, need_frac, first_frac, size, bits in row:
-                    first = start[p] + d[p] + (eff[p] - d[p]) * first_frac
+                for n, p, need_frac, first_frac, size, bits, _ in row:
+                    p0, span, _ = pub.get((p, n), (start[p], eff[p] - d[p], end[p]))
+                    first = p0 + d[p] + span * first_frac
                     words = max(1, size // max(1, lanes[p]))
                     rate = words / max(1.0, eff[p])
                     depth = int(min(words, max(2, math.ceil((s - first) * rate) + 2)))
@@ -694,7 +754,8 @@ class Problem:
         def timed(chosen, want_depths=True):
             lanes = [o.folding.vec * o.folding.pe for o in chosen]
             eff = [max(o.cycles, tr.cycles) for o, tr in zip(chosen, traffic)]
-            lat, depths, bott, starts = self._df_timing(edges, eff, lanes, want_depths, [o.depth for o in chosen], tails)
+            lat, depths, bott, starts = self._df_timing(edges, eff, lanes, want_depths, [o.depth for o in chosen], tails,
+                                                        [o.folding.pe for o in chosen])
             res = fixed.plus([self._fifo(d, w) for d, w in depths.values()] + [o.res for o in chosen])
             cycles = lat + (B - 1) * eff[bott]
             return cycles, res, eff, depths, bott, lat, starts
@@ -736,7 +797,10 @@ class Problem:
                 lanes2[idx] = new_o.folding.vec * new_o.folding.pe
                 pipe2 = [o.depth for o in chosen]
                 pipe2[idx] = new_o.depth
-                lat2, _, bott2, _ = self._df_timing(edges, eff2, lanes2, want_depths=False, pipe=pipe2, tail=tails)
+                pes2 = [o.folding.pe for o in chosen]
+                pes2[idx] = new_o.folding.pe
+                lat2, _, bott2, _ = self._df_timing(edges, eff2, lanes2, want_depths=False, pipe=pipe2, tail=tails,
+                                                    pes=pes2)
                 c2 = lat2 + (B - 1) * eff2[bott2]
                 if c2 >= cycles:
                     continue
