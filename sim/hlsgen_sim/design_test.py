@@ -99,16 +99,20 @@ def _busy_cores(dut, design) -> str:
     return ("the inputs are in but a stage stopped: busy " + "; ".join(busy)) if busy else ""
 
 
-async def _trace_words(dut, design, out: list):
-    """HLSGEN_TRACE=1: the cycle each core starts each word (for the timeline in sim.json)."""
-    cores = [(c["index"], getattr(dut, f"core{c['index']}")) for c in design.get("cores", [])]
+async def _trace_words(dut, design, out: list, pubs: list):
+    """HLSGEN_TRACE=1: the cycle each core starts each word, and each row count a core publishes
+    (for the timeline in sim.json)."""
+    cores = [(c["index"], getattr(dut, f"core{c['index']}"), getattr(dut, f"c{c['index']}_pub", None))
+             for c in design.get("cores", [])]
     t = 0
     while True:
         await RisingEdge(dut.ap_clk)
         t += 1
-        for k, core in cores:
+        for k, core, pub in cores:
             if int(core.wstart.value):
                 out.append([t, k, int(core.wnum.value)])
+            if pub is not None and int(pub.value):
+                pubs.append([t, k, int(getattr(dut, f"c{k}_pub_id").value), int(getattr(dut, f"c{k}_pub_rows").value)])
 
 
 def _bank_probe(dut):
@@ -217,11 +221,12 @@ async def design_matches_golden(dut):
     # are inside its control block, so the write of ap_start and the interrupt stand in
     inner = hasattr(dut, "ap_start") and hasattr(dut, "ap_done")
     trace: list = []
+    pubs: list = []
     start = cocotb.start_soon(axil.write_dword(0x00, 1))      # ap_start
     if inner:
         await RisingEdge(dut.ap_start)
         if os.environ.get("HLSGEN_TRACE") == "1":             # counts cycles from ap_start
-            cocotb.start_soon(_trace_words(dut, design, trace))
+            cocotb.start_soon(_trace_words(dut, design, trace, pubs))
     else:
         await start
     t0 = get_sim_time("ns")
@@ -250,6 +255,7 @@ async def design_matches_golden(dut):
               "axi_errors": [e for d in ddrs for e in d.errors][:10], "memory_errors": []}
     if trace:
         result["word_starts"] = trace           # [cycle from ap_start, core, word]
+        result["row_publications"] = pubs       # [cycle from ap_start, core, row counter, rows complete]
     probe = _bank_probe(dut)
     if probe:
         result["bank_accesses"] = probe
