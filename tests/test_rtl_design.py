@@ -1269,6 +1269,12 @@ def test_one_io_group_offchip_csim_and_sim(exported, tmp_path, io, mode):
     assert r.returncode == 0 and res["passed"] and res["elements"] == 10, r.stdout[-3000:]
     # --trace: the words each core started, and every m_axi handshake within ap_start .. ap_done
     assert res["word_starts"] and all(0 <= t <= res["cycles"] for t, _, _ in res["word_starts"])
+    # and the row counts the cores published, each counter's rising within ap_start .. ap_done
+    pubs = res["row_publications"]
+    assert pubs and all(0 <= t <= res["cycles"] for t, _, _, _ in pubs), pubs
+    for ctr in {c for _, _, c, _ in pubs}:
+        counts = [n for _, _, c, n in pubs if c == ctr]
+        assert counts == sorted(set(counts)) and counts[0] > 0, (ctr, counts)
     events = [e for ev in res["axi_events"].values() for e in ev]
     kinds = {what for _, what, _ in events}
     assert kinds == ({"AR", "R"} if inputs_off else {"AW", "W", "B"}), kinds

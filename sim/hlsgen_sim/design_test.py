@@ -101,9 +101,10 @@ def _busy_cores(dut, design) -> str:
 
 async def _trace_words(dut, design, out: list, pubs: list):
     """HLSGEN_TRACE=1: the cycle each core starts each word, and each row count a core publishes
-    (for the timeline in sim.json)."""
+    that moves its counter (for the timeline in sim.json)."""
     cores = [(c["index"], getattr(dut, f"core{c['index']}"), getattr(dut, f"c{c['index']}_pub", None))
              for c in design.get("cores", [])]
+    last: dict = {}
     t = 0
     while True:
         await RisingEdge(dut.ap_clk)
@@ -111,8 +112,11 @@ async def _trace_words(dut, design, out: list, pubs: list):
         for k, core, pub in cores:
             if int(core.wstart.value):
                 out.append([t, k, int(core.wnum.value)])
-            if pub is not None and int(pub.value):
-                pubs.append([t, k, int(getattr(dut, f"c{k}_pub_id").value), int(getattr(dut, f"c{k}_pub_rows").value)])
+            if pub is not None and int(pub.value):          # a count that moves the counter
+                ctr, rows = int(getattr(dut, f"c{k}_pub_id").value), int(getattr(dut, f"c{k}_pub_rows").value)
+                if rows != last.get(ctr, 0):
+                    last[ctr] = rows
+                    pubs.append([t, k, ctr, rows])
 
 
 def _bank_probe(dut):
