@@ -610,9 +610,9 @@ class Problem:
 
     def _df_parts(self, k: int) -> Optional[Tuple[str, List[Tuple[str, float]], str]]:
         """A concat or split moves its tensors one after another (one configuration word each, in
-        both kernels' cores): ("concat", [(input, share of its elements)], output) or ("split",
-        [(output, share)], input); None for other tasks. A concat's output rows complete during its last input, a
-        split's output k during its k-th part."""
+        both kernels' cores): (op, [(tensor, share of the elements)], the task's first output), the
+        tensors a concat's inputs or a split's outputs; None for other tasks. A concat's output
+        rows complete during its last input, a split's output k during its k-th part."""
         t = self.tasks[k]
         if t.op not in ("concat", "split"):
             return None
