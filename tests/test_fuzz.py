@@ -21,6 +21,7 @@ FOUND = {
     28: "a padded 3x3 conv's first row waits for 2 input rows, not 3",
     52: "a concat's rows complete only during its last input, so the conv after it waited",
     80: "a concat's and a slice's 63 lanes step through 3 rows of a 3-channel input at a time",
+    124: "a sequential core's slice gathers only the channel it keeps, not its whole input",
 }
 
 

@@ -222,6 +222,11 @@ class Problem:
             except NotImplementedError:
                 raise HlsgenError(f"task {t.name!r}: op {t.op!r} has no cost model yet; it cannot be scheduled") from None
         self.macs = [int(OPS[t.op].macs(t, graph)) for t in self.tasks]
+        # a slice streams its whole input in a dataflow stage (the HLS task drains its stream),
+        # but a sequential core gathers only its output elements (both kernels' move words):
+        # there its cycles scale by the share of the input it keeps
+        self.gather = [graph.tensors[t.outputs[0]].size / max(1, graph.tensors[t.inputs[0]].size)
+                       if t.op == "slice" else 1.0 for t in self.tasks]
         self._mac_prefix = np.concatenate([[0], np.cumsum([m if nest.multiply else 0
                                                            for m, nest in zip(self.macs, self.nests)])])
         # what a task needs in a dataflow stage besides its datapath: line buffer, whole-tensor buffer
@@ -898,8 +903,12 @@ class Problem:
         """Task k's cycles per input on a sequential core, at these compute cycles (an array
         of options or one): its compute overlaps its off-chip transfer, not the memory latency
         or the switch to its configuration word."""
-        return (np.maximum(compute, tr.cycles) + tr.latency + tr.serial
+        return (np.maximum(self._seq_compute(k, compute), tr.cycles) + tr.latency + tr.serial
                 + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0))
+
+    def _seq_compute(self, k: int, compute):
+        """Task k's compute cycles on a sequential core (a slice's: its gather, self.gather)."""
+        return compute if self.gather[k] >= 1 else np.ceil(np.asarray(compute) * self.gather[k]).astype(np.int64)
 
     def _grow_core(self, i: int, j: int, traffic, extra, capv, chains):
         """A sequential core grown greedily along each task's chain of options (`chains`:
@@ -1005,7 +1014,8 @@ class Problem:
             r = o.res
             if mode == "dataflow":
                 r = r + self.stream_buffers[k]
-            plans.append(TaskPlan(name=self.tasks[k].name, op=self.tasks[k].op, folding=o.folding, cycles=o.cycles,
+            cycles = int(self._seq_compute(k, o.cycles)) if mode == "sequential" else o.cycles
+            plans.append(TaskPlan(name=self.tasks[k].name, op=self.tasks[k].op, folding=o.folding, cycles=cycles,
                                   transfer_cycles=tr.cycles + tr.latency + tr.serial, macs=self.macs[k], resources=r, weights=self.weight_place[k],
                                   offchip_bytes=tr.nbytes * self.opts.batch,
                                   start=start + (int(seg.choice["starts"][k]) if mode == "dataflow" else offset)))
