@@ -48,7 +48,7 @@ from ..errors import HlsgenError
 from ..ir.graph import Graph
 from ..ir.types import container_bits
 from ..ops import OPS
-from .cost import (BRAM18_BITS, URAM_BITS, Folding, Resources, TaskOption, beat_lanes, budget, core_dsp,
+from .cost import (BRAM18_BITS, PIPELINE_BASE_DEPTH, URAM_BITS, Folding, Resources, TaskOption, beat_lanes, budget, core_dsp,
                    default_port_bits, evaluate, fifo, fits, onchip_bits, pareto, pareto_options, pools_dsp, port_bytes_per_cycle, shortfall,
                    storage, transfer_cycles)
 from .device import RESOURCES, Device, port_bits_ok
@@ -907,8 +907,14 @@ class Problem:
                 + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0))
 
     def _seq_compute(self, k: int, compute):
-        """Task k's compute cycles on a sequential core (a slice's: its gather, self.gather)."""
-        return compute if self.gather[k] >= 1 else np.ceil(np.asarray(compute) * self.gather[k]).astype(np.int64)
+        """Task k's compute cycles on a sequential core: a slice's steps scale by its gather
+        (self.gather), its pipeline depth does not (a slice's is the base depth, cost.depth_of).
+        A slice of a tensor off chip waits for the whole tensor's beats, row by row, as before."""
+        n = self.tasks[k].inputs[0] if self.tasks[k].inputs else None
+        if self.gather[k] >= 1 or n in self.io_off or (n not in self.io and self.offchip.get(n, False)):
+            return compute
+        steps = np.maximum(np.asarray(compute) - PIPELINE_BASE_DEPTH, 0)
+        return (np.ceil(steps * self.gather[k]) + np.minimum(np.asarray(compute), PIPELINE_BASE_DEPTH)).astype(np.int64)
 
     def _grow_core(self, i: int, j: int, traffic, extra, capv, chains):
         """A sequential core grown greedily along each task's chain of options (`chains`:
