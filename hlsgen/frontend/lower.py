@@ -846,8 +846,9 @@ class Lowering:
             t = self.g.tensors[v.ir_name]
             s, z = float(t.quant.scale), int(t.quant.zero_point)
             qlo, qhi = lo / s + z, hi / s + z
-            # bounds given in float32 (k * scale rounded) are on the grid within float32's precision
-            on_grid = all(not np.isfinite(q) or abs(q - round(q)) < 1e-6 * max(1.0, abs(q)) * 16 for q in (qlo, qhi))
+            # bounds given in float32 (k * scale rounded) are on the grid within 1e-6 of their size (about
+            # 8 float32 ulps; a k * scale off by 2 ulps is 4e-6 steps off at k = 63)
+            on_grid = all(not np.isfinite(q) or abs(q - round(q)) < 1e-6 * max(1.0, abs(q)) for q in (qlo, qhi))
             if on_grid:
                 ilo = t.dtype.min if not np.isfinite(qlo) else max(t.dtype.min, int(round(qlo)))
                 ihi = t.dtype.max if not np.isfinite(qhi) else min(t.dtype.max, int(round(qhi)))
