@@ -49,6 +49,8 @@ class LoopNest:
     drain_blocks: int = 0        # input blocks the work is spread over, when not `blocks` (a global
                                  # pool: one output, but it accumulates as each input row arrives)
     free: bool = False           # a pure re-interpretation (reshape): no hardware, no cycles
+    gather: float = 1.0          # share of its iterations a sequential core runs, which gathers only
+                                 # the output elements (a slice of a tensor on chip; 1: all)
     elementwise: bool = False    # its requantization multipliers are per element (add, requant,
                                  # clip), not per window output: a time-shared core's separate pool
     pe_shares_input: bool = True  # output channels side by side read the same activation (not so

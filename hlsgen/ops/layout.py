@@ -136,11 +136,13 @@ class Slice(OpKind):
 
     @staticmethod
     def loops(task, graph):
-        # a streaming slice still reads every input element
+        # a streaming slice still reads every input element; a sequential core's move word
+        # gathers only the output's (gather: the scheduler scales its steps by that share)
         x = graph.tensors[task.inputs[0]]
         outer, c = channel_layout(x.shape)
         rows = x.shape[0] * x.shape[2] if len(x.shape) == 4 else outer
-        return LoopNest(vectors=outer, pe_bound=c, vec_bound=row_width(x.shape), act_bits=x.dtype.bits, blocks=rows)
+        return LoopNest(vectors=outer, pe_bound=c, vec_bound=row_width(x.shape), act_bits=x.dtype.bits, blocks=rows,
+                        gather=graph.tensors[task.outputs[0]].size / max(1, x.size))
 
 
 @register

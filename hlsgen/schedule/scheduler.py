@@ -222,11 +222,6 @@ class Problem:
             except NotImplementedError:
                 raise HlsgenError(f"task {t.name!r}: op {t.op!r} has no cost model yet; it cannot be scheduled") from None
         self.macs = [int(OPS[t.op].macs(t, graph)) for t in self.tasks]
-        # a slice streams its whole input in a dataflow stage (the HLS task drains its stream),
-        # but a sequential core gathers only its output elements (both kernels' move words):
-        # there its cycles scale by the share of the input it keeps
-        self.gather = [graph.tensors[t.outputs[0]].size / max(1, graph.tensors[t.inputs[0]].size)
-                       if t.op == "slice" else 1.0 for t in self.tasks]
         self._mac_prefix = np.concatenate([[0], np.cumsum([m if nest.multiply else 0
                                                            for m, nest in zip(self.macs, self.nests)])])
         # what a task needs in a dataflow stage besides its datapath: line buffer, whole-tensor buffer
@@ -907,14 +902,16 @@ class Problem:
                 + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0))
 
     def _seq_compute(self, k: int, compute):
-        """Task k's compute cycles on a sequential core: a slice's steps scale by its gather
-        (self.gather), its pipeline depth does not (a slice's is the base depth, cost.depth_of).
-        A slice of a tensor off chip waits for the whole tensor's beats, row by row, as before."""
+        """Task k's compute cycles on a sequential core: a task that gathers only its output
+        (LoopNest.gather < 1, a slice) scales its steps by that share, not its pipeline depth (a
+        data mover's is the base depth, cost.depth_of); one whose input is off chip waits for
+        that tensor's beats whole, row by row, and does not."""
+        share = self.nests[k].gather
         n = self.tasks[k].inputs[0] if self.tasks[k].inputs else None
-        if self.gather[k] >= 1 or n in self.io_off or (n not in self.io and self.offchip.get(n, False)):
+        if share >= 1 or n in self.io_off or (n not in self.io and self.offchip.get(n, False)):
             return compute
         steps = np.maximum(np.asarray(compute) - PIPELINE_BASE_DEPTH, 0)
-        return (np.ceil(steps * self.gather[k]) + np.minimum(np.asarray(compute), PIPELINE_BASE_DEPTH)).astype(np.int64)
+        return (np.ceil(steps * share) + np.minimum(np.asarray(compute), PIPELINE_BASE_DEPTH)).astype(np.int64)
 
     def _grow_core(self, i: int, j: int, traffic, extra, capv, chains):
         """A sequential core grown greedily along each task's chain of options (`chains`:

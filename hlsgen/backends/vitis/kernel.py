@@ -27,6 +27,7 @@ from ...errors import HlsgenError
 from ...ir.graph import Graph
 from ...ir.types import container_bits
 from ...schedule.schedule import Schedule
+from ...schedule.scheduler import WINDOW_OPS
 from .cpp import c_int_type, int_literal, requant_width
 from .cpp import label as _label
 from ...ops.base import zero_point as _zp
@@ -309,7 +310,7 @@ class KernelBuilder:
             rq_off = len(rq_rows)
             if rq is not None:
                 rq_rows += _rq_rows(rq, c["rq"]["channels"])
-            if t.op in ("conv", "linear", "maxpool", "avgpool"):
+            if t.op in WINDOW_OPS:
                 if t.op in ("conv", "linear"):
                     cv = c["conv"]
                     if t.name in self.woff:
