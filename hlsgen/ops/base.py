@@ -49,6 +49,10 @@ class LoopNest:
     drain_blocks: int = 0        # input blocks the work is spread over, when not `blocks` (a global
                                  # pool: one output, but it accumulates as each input row arrives)
     free: bool = False           # a pure re-interpretation (reshape): no hardware, no cycles
+    parts: str = ""              # "inputs": copies its inputs into its output one after another (a
+                                 # concat); "outputs": makes its outputs one after another (a split)
+    group_passes: bool = False   # reduces one group of PE channels over all its input rows, then the
+                                 # next (a global pool): only its first group follows its producer
     gather: float = 1.0          # share of its iterations a sequential core runs, which gathers only
                                  # the output elements (a slice of a tensor on chip; 1: all)
     elementwise: bool = False    # its requantization multipliers are per element (add, requant,

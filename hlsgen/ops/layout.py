@@ -6,6 +6,8 @@ stream, reinterpreted); a transpose needs the whole tensor buffered before its f
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .base import LoopNest, OpKind, act_bits, channel_layout, elementwise_loops, register, row_width
@@ -90,7 +92,8 @@ class Concat(OpKind):
 
     @staticmethod
     def loops(task, graph):
-        return elementwise_loops(task, graph)
+        # one configuration word per input, one input after another
+        return dataclasses.replace(elementwise_loops(task, graph), parts="inputs")
 
 
 @register
@@ -117,7 +120,8 @@ class Split(OpKind):
         x = graph.tensors[task.inputs[0]]
         outer, c = channel_layout(x.shape)
         rows = x.shape[0] * x.shape[2] if len(x.shape) == 4 else outer
-        return LoopNest(vectors=outer, pe_bound=c, vec_bound=row_width(x.shape), act_bits=x.dtype.bits, blocks=rows)
+        return LoopNest(vectors=outer, pe_bound=c, vec_bound=row_width(x.shape), act_bits=x.dtype.bits, blocks=rows,
+                        parts="outputs")
 
 
 @register

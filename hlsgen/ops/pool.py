@@ -33,7 +33,7 @@ def _window_loops(task, graph, requant_terms: int) -> LoopNest:
         # accumulate every input pixel, one output at the very end
         return LoopNest(vectors=n * x.shape[2] * x.shape[3], pe_bound=c, vec_bound=x.shape[3], act_bits=ab,
                         acc_bits=acc_bits(task), requant_terms=requant_terms, blocks=1, window_bits=c * acc_bits(task),
-                        drain_blocks=n * x.shape[2])
+                        drain_blocks=n * x.shape[2], group_passes=True)
     k = task.attrs["kernel"]
     (ph, pw) = pad_amounts(task.attrs["pads"], 2)
     rows = (k[0] - 1) * task.attrs.get("dilations", (1, 1))[0] + 1

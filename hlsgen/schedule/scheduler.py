@@ -598,27 +598,28 @@ class Problem:
                 # an element word's step is its lanes' consecutive elements (pixel-major), which
                 # may span several rows: a consumer's first step waits for all of them, and a
                 # producer publishes the rows its step completes (a concat: its last input's)
-                src = self.tasks[p].inputs[-1] if self.tasks[p].op == "concat" else n
+                src = self.tasks[p].inputs[-1] if self.nests[p].parts == "inputs" else n
                 rows_of = (max(1.0, self.size[n] / blocks) if t.op not in WINDOW_OPS else 0.0,
                            max(1.0, self.size[src] / blocks) if self.tasks[p].op not in WINDOW_OPS else 0.0, blocks)
                 row.append((n, p - i, need / blocks, 1.0 / blocks, self.size[n], self.g.tensors[n].dtype.bits, rows_of))
             # a global pool reduces one group of PE channels over all its rows, then the next
             # (the cores' window words): only its first group follows its producer's rows
-            groups_of = nest.pe_bound if t.op == "avgpool" and t.attrs.get("global") and row else 0
+            groups_of = nest.pe_bound if nest.group_passes and row else 0
             edges.append((row, 1.0 / max(1, nest.drain_blocks or nest.blocks), self._df_parts(k), groups_of))
         return edges
 
     def _df_parts(self, k: int) -> Optional[Tuple[str, List[Tuple[str, float]], str]]:
-        """A concat or split moves its tensors one after another (one configuration word each, in
-        both kernels' cores): (op, [(tensor, share of the elements)], the task's first output), the
-        tensors a concat's inputs or a split's outputs; None for other tasks. A concat's output
-        rows complete during its last input, a split's output k during its k-th part."""
-        t = self.tasks[k]
-        if t.op not in ("concat", "split"):
+        """A task whose loop nest has `parts` (a concat, a split) moves its tensors one after another
+        (one configuration word each, in both kernels' cores): ("inputs" or "outputs", [(tensor,
+        share of the elements)], the task's first output), the tensors its inputs or its outputs;
+        None for other tasks. A concat's output rows complete during its last input, a split's
+        output k during its k-th part."""
+        t, parts = self.tasks[k], self.nests[k].parts
+        if not parts:
             return None
-        names = list(t.inputs if t.op == "concat" else t.outputs)
+        names = list(t.inputs if parts == "inputs" else t.outputs)
         sizes = [max(1, self.g.tensors[n].size) for n in names]
-        return (t.op, [(n, sz / sum(sizes)) for n, sz in zip(names, sizes)], t.outputs[0]) if len(names) > 1 else None
+        return (parts, [(n, sz / sum(sizes)) for n, sz in zip(names, sizes)], t.outputs[0]) if len(names) > 1 else None
 
     def _df_timing(self, edges, eff: List[int], lanes: List[int], want_depths: bool = True,
                    pipe: Optional[List[int]] = None, tail: Optional[List[int]] = None,
@@ -668,16 +669,16 @@ class Problem:
                 # part's time (its last block leaves d cycles after its last step); a concat's
                 # part waits for its own input alone
                 kind, shares, out = parts
-                t = 0.0 if kind == "concat" else s
+                t = 0.0 if kind == "inputs" else s
                 for q, (n, share) in enumerate(shares):
-                    ready, p_end = ready_of.get(n, (0.0, 0.0)) if kind == "concat" else (s, e_in)
+                    ready, p_end = ready_of.get(n, (0.0, 0.0)) if kind == "inputs" else (s, e_in)
                     t0 = max(t, ready)
                     if q == 0:
                         start[k] = t0
                     work = (eff[k] - d[k]) * share
                     done = max(t0 + work + d[k], p_end + work * inv_blocks + d[k])
                     t = done - d[k]
-                    if kind == "split":
+                    if kind == "outputs":
                         pub[(k, n)] = (t0, work, done)
                     elif q == len(shares) - 1:
                         pub[(k, out)] = (t0, work, done)
