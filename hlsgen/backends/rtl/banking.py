@@ -302,8 +302,11 @@ def _nbanks(b: Shape) -> int:
 
 def _worst(codes: np.ndarray, dims: Tuple[int, int, int], b: Shape) -> int:
     """The most different words of one cycle of one client that fall into one bank."""
-    if codes.size == 0:
-        return 0
+    return int(_worst_rows(codes, dims, b).max()) if codes.size else 0
+
+
+def _worst_rows(codes: np.ndarray, dims: Tuple[int, int, int], b: Shape) -> np.ndarray:
+    """Per cycle (row of `codes`), the most of its different words that fall into one bank."""
     C, H, W = dims
     valid = codes >= 0
     k = np.maximum(codes, 0)
@@ -317,10 +320,13 @@ def _worst(codes: np.ndarray, dims: Tuple[int, int, int], b: Shape) -> int:
     bank = np.where(valid, bank, -1 - np.arange(lanes)[None, :])
     s = np.sort(bank, axis=1)
     if not (s[:, 1:] == s[:, :-1]).any():
-        return int(valid.any(axis=1).max())
-    key = np.arange(len(s))[:, None] * (MAX_BANKS + lanes + 1) + s + lanes + 1
-    _, cnt = np.unique(key[s >= 0], return_counts=True)
-    return int(cnt.max())
+        return valid.any(axis=1).astype(np.int64)
+    stride = MAX_BANKS + lanes + 1
+    key = np.arange(len(s))[:, None] * stride + s + lanes + 1
+    u, cnt = np.unique(key[s >= 0], return_counts=True)
+    out = np.zeros(len(s), dtype=np.int64)
+    np.maximum.at(out, u // stride, cnt)
+    return out
 
 
 def _busiest(pat: _Patterns, r: int) -> set:
@@ -361,15 +367,67 @@ def _choose(codes: np.ndarray, dims: Tuple[int, int, int], size: int, allowed: i
                    key=lambda b: (_nbanks(b), _depth(dims, b, size) * _nbanks(b), b))
     # no skew serves a cycle of more distinct words than a shape's banks take
     most = int((codes >= 0).sum(axis=1).max()) if codes.size else 0
-    best = None
-    for b in cands:
-        for k in (_skews(b) if skewed and most <= allowed * _nbanks(b) else [(0, 0, 0)]):
-            worst = _worst(codes, dims, (*b, *k))
-            if worst <= allowed:
-                return (*b, *k), worst
-            if best is None or worst < best[1]:
-                best = ((*b, *k), worst)
-    return best
+    shapes = np.array([(*b, *k) for b in cands
+                       for k in (_skews(b) if skewed and most <= allowed * _nbanks(b) else [(0, 0, 0)])], dtype=np.int64)
+    if codes.size == 0:
+        return tuple(int(v) for v in shapes[0]), 0
+    # Every shape is judged on every cycle, but quickly: each cycle that defeats a shape is judged
+    # at once under every shape, which bounds every shape's worst from below (`low`); a shape
+    # whose bound already fails (or, choosing the least bad, is no better) is passed over.
+    low = np.zeros(len(shapes), dtype=np.int64)
+    seen: Dict[int, int] = {}
+
+    def worst(i: int, below: int) -> int:
+        """Shape i's worst; where it fails, its worst cycle raises the bounds of the shapes after
+        it still in question (bound below `below`)."""
+        if i not in seen:
+            rows = _worst_rows(codes, dims, tuple(shapes[i]))
+            r = int(rows.argmax())
+            seen[i] = int(rows[r])
+            if seen[i] > allowed:
+                rest = i + 1 + np.flatnonzero(low[i + 1:] < below)
+                low[rest] = np.maximum(low[rest], _worst_shapes(codes[r], dims, shapes[rest]))
+        return seen[i]
+
+    def first(i: int, below: int) -> int:
+        """The first shape from i on whose bound is below `below`, else -1."""
+        ok = np.flatnonzero(low[i:] < below)
+        return i + int(ok[0]) if ok.size else -1
+
+    i = first(0, allowed + 1)
+    while i >= 0:
+        if worst(i, allowed + 1) <= allowed:
+            return tuple(int(v) for v in shapes[i]), seen[i]
+        i = first(i + 1, allowed + 1)
+    # none serves: the first of the least bad (every bound is a worst of some cycle, so it holds)
+    best = 0
+    i = first(1, worst(0, 1 << 30))
+    while i >= 0:
+        if worst(i, seen[best]) < seen[best]:
+            best = i
+        i = first(i + 1, seen[best])
+    return tuple(int(v) for v in shapes[best]), seen[best]
+
+
+def _worst_shapes(row: np.ndarray, dims: Tuple[int, int, int], shapes: np.ndarray) -> np.ndarray:
+    """Per bank shape (row of `shapes`), the most of one cycle's different words (`row`, its
+    codes) that fall into one bank."""
+    C, H, W = dims
+    k = row[row >= 0]
+    if k.size < 2:
+        return np.full(len(shapes), k.size, dtype=np.int64)
+    dw = k % (2 * W) - W
+    dh = k // (2 * W) % (2 * H) - H
+    dc = k // (4 * W * H) - C
+    bc, bh, bw, kwh, kch, kcw = (shapes[:, j:j + 1] for j in range(6))
+    bank = np.sort((dh % bh * bw + (dw + kwh * dh) % bw) * bc + (dc + kch * dh + kcw * dw) % bc, axis=1)
+    # the longest run of one bank in each sorted row
+    starts = np.ones(bank.shape, dtype=bool)
+    starts[:, 1:] = bank[:, 1:] != bank[:, :-1]
+    at = np.flatnonzero(starts)
+    out = np.zeros(len(shapes), dtype=np.int64)
+    np.maximum.at(out, at // k.size, np.diff(np.append(at, bank.size)))
+    return out
 
 
 def _skews(b: Tuple[int, int, int]) -> List[Tuple[int, int, int]]:
