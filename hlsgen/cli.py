@@ -362,14 +362,15 @@ def cmd_build(a) -> int:
     free = [flag for flag, key in STEER_FLAGS if key not in o] if a.rtl_fit == "steer" else []
     steer = None
     if not syn["fits"] and free:
-        step(5, f"the RTL as modeled does not fit {device.name} ({_over(syn['whole'], device)}): trying "
+        step(5, f"the RTL as modeled does not fit {device.name} ({_over(syn, device)}): trying "
                 f"{', '.join(_tried(s, opts, free))}")
         best = _fitting_trial(g, s, device, values, opts, free, say=lambda m: step(5, f"  {m}"))
         if best is not None:
             setting, t, tsyn, way = best.setting, best.schedule, best.syn, best.way
             steer = {"setting": setting, "instead_of": _instead_of(s, opts, way), "why": best.why,
                      "first_cycles": int(s.total_cycles), "first_lut": syn["whole"]["lut"],
-                     "first_share_of_device": syn["share_of_device"]["lut"], "wider_tasks": None}
+                     "first_share_of_device": syn["share_of_device"]["lut"], "first_over": _over(syn, device),
+                     "wider_tasks": None}
             wider = _wider_tasks(g, t, device, values, way, best.value, best.above, lambda m: step(5, f"  {m}")) \
                 if way.flag == "--max-lanes" and opts.max_beat_lanes is None else None
             if wider is not None:
@@ -389,8 +390,8 @@ def cmd_build(a) -> int:
           f" of {device.name} (MODELED, fitted on Yosys; make -C {out} synth-yosys SCOPE=design synthesizes it)")
     if steer:
         print(f"note: built with {steer['setting']}, the build's choice: with {steer['instead_of']} the RTL as modeled "
-              f"takes {steer['first_lut']:,} LUT ({share_text(steer['first_share_of_device'])}) of {device.name}, more than "
-              f"it has; this build takes {s.total_cycles:,} cycles where that one takes {steer['first_cycles']:,} "
+              f"takes {steer['first_lut']:,} LUT ({share_text(steer['first_share_of_device'])}) of {device.name} and does "
+              f"not fit ({steer['first_over']}); this build takes {s.total_cycles:,} cycles where that one takes {steer['first_cycles']:,} "
               f"(MODELED; {steer['why']}; --rtl-fit warn keeps the first)", file=sys.stderr)
         wt = steer["wider_tasks"]
         if wt:
@@ -403,7 +404,7 @@ def cmd_build(a) -> int:
                   "tasks\")",
                   file=sys.stderr)
     if not syn["fits"]:
-        print(f"warning: the RTL as modeled does not fit {device.name} ({_over(w, device)}): its cores whole take "
+        print(f"warning: the RTL as modeled does not fit {device.name} ({_over(syn, device)}): its cores whole take "
               f"{syn['cores_total']['lut']:,} LUT and its activation memory {syn['memory']['lut']:,} (storage, routing, "
               f"decode)" + (f", its m_axi engines {syn['m_axi']['lut']:,}" if syn["m_axi"]["lut"] else "") +
               f", the rest of its top {syn['top']['lut']:,}" +
@@ -429,10 +430,15 @@ def cmd_build(a) -> int:
     return 0
 
 
-def _over(whole, device) -> str:
-    """The resources the RTL as modeled takes more of than the device has."""
-    return ", ".join(f"{k.upper()} {whole[k]:,} of {device.resource(k):,}" for k in whole
-                     if whole[k] > device.resource(k))
+def _over(syn, device) -> str:
+    """Why the RTL as modeled (its rtl_synthesis_model) does not fit: the resources it takes more
+    of than the device has, and an activation memory whose banks cannot serve its accesses."""
+    whole = syn["whole"]
+    over = [f"{k.upper()} {whole[k]:,} of {device.resource(k):,}" for k in whole if whole[k] > device.resource(k)]
+    if syn.get("memory_unserved"):
+        over.append(f"its activation memory's banks cannot serve {syn['memory_unserved']}, so accesses would be "
+                    "dropped")
+    return ", ".join(over)
 
 
 # the options the build steers by where the RTL as modeled does not fit, and their keys in a design
@@ -544,7 +550,7 @@ def _attempt(g, device, values, setting, trial, say):
     except Exception as exc:      # a trial is optional: the first schedule is built, whatever a trial does,
         say(f"{setting}: the trial failed ({type(exc).__name__}: {exc}); none tried beyond")   # but says so
         return None
-    short = "" if syn["fits"] else f", does not fit ({_over(syn['whole'], device)})"
+    short = "" if syn["fits"] else f", does not fit ({_over(syn, device)})"
     say(f"{setting}: {syn['whole']['lut']:,} LUT ({share_text(syn['share_of_device']['lut'])}), "
         f"{t.total_cycles:,} cycles{short}")
     return t, syn

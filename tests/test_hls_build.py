@@ -405,6 +405,7 @@ def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not
     # with the steered design's beats (--max-beat-lanes 6: 4 elements a step, as steered): that
     # fits, 23% faster and at 91% of the LUTs as modeled, and the build says so but keeps 6 lanes
     wider = steered["rtl_fit_steered"].pop("wider_tasks")
+    assert steered["rtl_fit_steered"].pop("first_over") == f"LUT {syn['whole']['lut']:,} of {12000:,}", steered
     assert wider["setting"] == "--max-lanes 8 --max-beat-lanes 6" and wider["share_of_device"] > 0.85, wider
     assert wider["cycles"] <= 0.95 * steered["total_cycles"], (wider, steered["total_cycles"])
     assert f"note: --max-lanes 8 --max-beat-lanes 6 also fits as modeled: {wider['cycles']:,} cycles" in r.stderr, r.stderr
@@ -482,6 +483,7 @@ def test_the_build_says_what_the_rtl_costs_and_steers_or_warns_where_it_does_not
     steered, narrow, first = report(tmp_path / "gap"), report(tmp_path / "narrow"), report(tmp_path / "warn")
     assert steered["rtl_synthesis_model"]["fits"] and not first["rtl_synthesis_model"]["fits"], steered
     assert "warning" not in g.stderr and "warning" not in n.stderr and narrow["rtl_fit_steered"] is None, g.stderr
+    assert steered["rtl_fit_steered"].pop("first_over").startswith("LUT "), steered
     assert steered["rtl_fit_steered"] == {
         "setting": "--port-bits 128", "instead_of": "--port-bits 256", "first_cycles": first["total_cycles"],
         "first_lut": first["rtl_synthesis_model"]["whole"]["lut"],

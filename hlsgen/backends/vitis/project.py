@@ -151,6 +151,7 @@ def rtl_synthesis_model(cores: List[Dict], banks: Dict, device, top: Dict) -> Di
     logic (top.TOP_FIT: AXI4-Lite control, channel addresses and tables, row counters, the
     elements it moves, stage sequencing), and their sum beside the device. top: render_rtl's
     (the bundles, and top.top_inputs)."""
+    from ..rtl.banking import unserved
     from ..rtl.offchip import m_axi_logic
     from ..rtl.top import top_logic
     mem = memory_model(banks)
@@ -172,7 +173,10 @@ def rtl_synthesis_model(cores: List[Dict], banks: Dict, device, top: Dict) -> Di
                        "fitted": c["fitted"]} for c in cores],
             "cores_total": core_sum, "memory": mem, "m_axi": mx, "top": own, "whole": whole,
             "share_of_device": {k: (round(whole[k] / have[k], 4) if have[k] else None) for k in whole},
-            "fits": all(whole[k] <= have[k] for k in whole)}
+            # a memory whose plan leaves some cycle more words of a bank than its ports would drop
+            # accesses: such RTL computes wrong results, so it does not fit whatever its size
+            "memory_unserved": unserved(banks),
+            "fits": all(whole[k] <= have[k] for k in whole) and banks["served"]}
 
 
 def memory_model(b: Dict) -> Dict[str, int]:
@@ -367,7 +371,8 @@ def report_md(graph: Graph, sched: Schedule, device, k: Dict, banks: Dict, synth
     if rtl_fit:
         lines.append(f"- **steered**: built with `{rtl_fit['setting']}`, the build's choice. With "
                      f"`{rtl_fit['instead_of']}` the RTL as modeled takes {rtl_fit['first_lut']:,} LUT "
-                     f"({share_text(rtl_fit['first_share_of_device'])}) of {device.name}, more than it has, at "
+                     f"({share_text(rtl_fit['first_share_of_device'])}) of {device.name} and does not fit "
+                     f"({rtl_fit['first_over']}), at "
                      f"{rtl_fit['first_cycles']:,} cycles; this schedule takes {sched.total_cycles:,} (MODELED: "
                      f"{rtl_fit['why']}). `hlsgen build --rtl-fit warn` keeps the first.")
         wt = rtl_fit.get("wider_tasks")
