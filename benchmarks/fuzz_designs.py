@@ -1,11 +1,12 @@
-"""Fuzz the backends with seeded random CNNs (hlsgen/zoo/randnets.py): for each seed, build the
+"""Fuzz the backends with seeded random CNNs (hlsgen/zoo/randnets.py: chains of blocks, or with
+`--family graph` graphs of several inputs, outputs and branches): for each seed, build the
 model for a seeded random target (device, mode, cap, lane and port limits, inputs and outputs on
 or off chip), run `make csim`, `make sim` (with the bank plan checked against the simulated trace of every
 access) and `make sim` again under random input gaps and output backpressure, and record whether
 each agreed with the golden bit for bit and how far the simulated cycles (at full rate) are from
 the modeled ones.
 
-    .venv/bin/python benchmarks/fuzz_designs.py --seeds 0-39 [--jobs 2] [--out build/fuzz]
+    .venv/bin/python benchmarks/fuzz_designs.py --seeds 0-39 [--family graph] [--jobs 2] [--out build/fuzz]
 
 Writes OUT/results.jsonl (one line per seed) and prints a table; exit 1 if any design failed
 (a refused build is listed with its reason and is not a failure unless --strict).
@@ -23,23 +24,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from hlsgen.zoo.randnets import random_net, random_target  # noqa: E402
+from hlsgen.zoo.randnets import random_graph, random_net, random_target  # noqa: E402
 
 
 def run(cmd, cwd=None, timeout=900):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
-def one(seed: int, out: Path, sims=("csim", "sim")) -> dict:
+def one(seed: int, out: Path, family: str = "chain", sims=("csim", "sim")) -> dict:
     import onnx
     t0 = time.time()
-    model, notes = random_net(seed)
-    d = out / f"seed{seed}"
+    model, notes = (random_graph if family == "graph" else random_net)(seed)
+    d = out / f"{family}{seed}"
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     onnx.save(model, d / "model.onnx")
-    dev, opts, label = random_target(seed, ROOT / "designs" / "devices" / "small.yaml")
-    rec = {"seed": seed, "target": label, "net": notes, "status": "ok"}
+    ports = (len(model.graph.input), len(model.graph.output)) if family == "graph" else None
+    dev, opts, label = random_target(seed, ROOT / "designs" / "devices" / "small.yaml", ports)
+    rec = {"seed": seed, "family": family, "target": label, "net": notes, "status": "ok"}
     b = run([str(ROOT / ".venv" / "bin" / "hlsgen"), "build", str(d / "model.onnx"), "--device", dev, *opts,
              "-o", str(d / "prj")])
     if b.returncode != 0:
@@ -79,6 +81,8 @@ def seeds_of(text: str):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", default="0-19")
+    ap.add_argument("--family", choices=("chain", "graph"), default="chain",
+                    help="random_net's chains of blocks (default) or random_graph's graphs")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "fuzz")
     ap.add_argument("--strict", action="store_true", help="a refused build is a failure too")
@@ -87,7 +91,7 @@ def main(argv=None) -> int:
     seeds = seeds_of(a.seeds)
     results = []
     with ThreadPoolExecutor(a.jobs) as ex, open(a.out / "results.jsonl", "a") as log:
-        for rec in ex.map(lambda s: one(s, a.out), seeds):
+        for rec in ex.map(lambda s: one(s, a.out, a.family), seeds):
             results.append(rec)
             log.write(json.dumps(rec) + "\n")
             log.flush()
