@@ -1,6 +1,8 @@
 """hlsgen/backends/rtl/banking.py: the activation memory's banks, planned from the configuration
 words, on words whose answers are worked out by hand (the plan against simulated traces of
 every Foundation design: test_rtl_design.py)."""
+import numpy as np
+
 from hlsgen.backends.rtl import banking
 from hlsgen.backends.vitis.kernel import KIND_WINDOW, WORD
 from hlsgen.schedule.cost import storage
@@ -462,3 +464,37 @@ def test_banks_move_into_lut_ram_where_the_device_has_too_few_block_rams():
     # only the true dual-port region could not move, and it alone is over: nothing moves
     moved, bram, lut = fit(3, [region("tdp", 4, 512, 4, 4), region("a", 1, 256, 1)])
     assert moved == [] and bram == 5 and lut == 0
+
+
+def test_the_bank_shape_search_chooses_what_trying_every_shape_on_every_cycle_chooses():
+    """_choose passes over shapes a cycle that defeated another already defeats (stop 62); its
+    choice is the plain search's: the first shape that serves every cycle, else the first of the
+    least bad. Random cycles of offsets, many of which no shape serves."""
+    from hlsgen.backends.rtl.banking import _choose, _nbanks, _pow2s, _skews, _worst, MAX_BANKS
+
+    def plain(codes, dims, allowed, skewed):
+        from hlsgen.backends.rtl.banking import _depth
+        cands = sorted(((bc, bh, bw) for bc in _pow2s(dims[0]) for bh in _pow2s(dims[1]) for bw in _pow2s(dims[2])
+                        if bc * bh * bw <= MAX_BANKS), key=lambda b: (_nbanks(b), _depth(dims, b, size) * _nbanks(b), b))
+        most = int((codes >= 0).sum(axis=1).max())
+        best = None
+        for b in cands:
+            for k in (_skews(b) if skewed and most <= allowed * _nbanks(b) else [(0, 0, 0)]):
+                w = _worst(codes, dims, (*b, *k))
+                if w <= allowed:
+                    return (*b, *k), w
+                if best is None or w < best[1]:
+                    best = ((*b, *k), w)
+        return best
+
+    rng = np.random.default_rng(7)
+    for _ in range(12):
+        C, H, W = (int(v) for v in rng.integers(1, 12, 3))
+        size = C * H * W
+        lanes, rows = int(rng.integers(1, 24)), int(rng.integers(1, 60))
+        dc, dh, dw = (rng.integers(-min(n - 1, 4), min(n, 5), (rows, lanes)) for n in (C, H, W))
+        codes = ((dc + C) * (2 * H) + dh + H) * (2 * W) + dw + W
+        codes = np.unique(np.sort(np.where(rng.random((rows, lanes)) < 0.2, -1, codes), axis=1), axis=0)
+        for allowed in (1, 2):
+            for skewed in (False, True):
+                assert _choose(codes, (C, H, W), size, allowed, skewed) == plain(codes, (C, H, W), allowed, skewed)

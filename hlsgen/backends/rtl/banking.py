@@ -305,17 +305,18 @@ def _worst(codes: np.ndarray, dims: Tuple[int, int, int], b: Shape) -> int:
     return int(_worst_rows(codes, dims, b).max()) if codes.size else 0
 
 
+def _offsets(k: np.ndarray, dims: Tuple[int, int, int]):
+    """The offsets (dc, dh, dw) from a cycle's first word that codes `k` (_Patterns._encode) stand for."""
+    C, H, W = dims
+    return k // (4 * W * H) - C, k // (2 * W) % (2 * H) - H, k % (2 * W) - W
+
+
 def _worst_rows(codes: np.ndarray, dims: Tuple[int, int, int], b: Shape) -> np.ndarray:
     """Per cycle (row of `codes`), the most of its different words that fall into one bank."""
-    C, H, W = dims
     valid = codes >= 0
-    k = np.maximum(codes, 0)
-    dw = k % (2 * W) - W
-    dh = k // (2 * W) % (2 * H) - H
-    dc = k // (4 * W * H) - C
     # the banks are linear in the coordinates, so two words share a bank exactly when their
     # offsets from the cycle's first word map to the same bank
-    bank = bank_of(dc, dh, dw, b)
+    bank = bank_of(*_offsets(np.maximum(codes, 0), dims), b)
     lanes = codes.shape[1]
     bank = np.where(valid, bank, -1 - np.arange(lanes)[None, :])
     s = np.sort(bank, axis=1)
@@ -412,15 +413,10 @@ def _choose(codes: np.ndarray, dims: Tuple[int, int, int], size: int, allowed: i
 def _worst_shapes(row: np.ndarray, dims: Tuple[int, int, int], shapes: np.ndarray) -> np.ndarray:
     """Per bank shape (row of `shapes`), the most of one cycle's different words (`row`, its
     codes) that fall into one bank."""
-    C, H, W = dims
     k = row[row >= 0]
     if k.size < 2:
         return np.full(len(shapes), k.size, dtype=np.int64)
-    dw = k % (2 * W) - W
-    dh = k // (2 * W) % (2 * H) - H
-    dc = k // (4 * W * H) - C
-    bc, bh, bw, kwh, kch, kcw = (shapes[:, j:j + 1] for j in range(6))
-    bank = np.sort((dh % bh * bw + (dw + kwh * dh) % bw) * bc + (dc + kch * dh + kcw * dw) % bc, axis=1)
+    bank = np.sort(bank_of(*_offsets(k, dims), [shapes[:, j:j + 1] for j in range(6)]), axis=1)
     # the longest run of one bank in each sorted row
     starts = np.ones(bank.shape, dtype=bool)
     starts[:, 1:] = bank[:, 1:] != bank[:, :-1]
