@@ -24,7 +24,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from hlsgen.zoo.randnets import random_graph, random_net, random_target  # noqa: E402
+from hlsgen.zoo.randnets import random_design  # noqa: E402
 
 
 def run(cmd, cwd=None, timeout=900):
@@ -34,13 +34,11 @@ def run(cmd, cwd=None, timeout=900):
 def one(seed: int, out: Path, family: str = "chain", sims=("csim", "sim")) -> dict:
     import onnx
     t0 = time.time()
-    model, notes = (random_graph if family == "graph" else random_net)(seed)
+    model, notes, (dev, opts, label) = random_design(family, seed, ROOT / "designs" / "devices" / "small.yaml")
     d = out / f"{family}{seed}"
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
     onnx.save(model, d / "model.onnx")
-    ports = (len(model.graph.input), len(model.graph.output)) if family == "graph" else None
-    dev, opts, label = random_target(seed, ROOT / "designs" / "devices" / "small.yaml", ports)
     rec = {"seed": seed, "family": family, "target": label, "net": notes, "status": "ok"}
     b = run([str(ROOT / ".venv" / "bin" / "hlsgen"), "build", str(d / "model.onnx"), "--device", dev, *opts,
              "-o", str(d / "prj")])

@@ -12,7 +12,7 @@ import onnx
 import pytest
 
 from conftest import ROOT, run_cli
-from hlsgen.zoo.randnets import BLOCKS, GRAPH_BLOCKS, random_graph, random_net, random_target
+from hlsgen.zoo.randnets import BLOCKS, GRAPH_BLOCKS, random_design, random_graph, random_net, random_target
 
 SMALL = ROOT / "designs" / "devices" / "small.yaml"
 
@@ -79,10 +79,8 @@ def test_random_graphs_are_seeded_valid_and_cover_every_block():
 
 @pytest.mark.parametrize("family,seed", [("chain", s) for s in sorted(FOUND)] + [("graph", s) for s in sorted(FOUND_GRAPH)])
 def test_a_random_design_is_bit_exact_and_as_fast_as_modeled(tmp_path, family, seed):
-    model, notes = (random_graph if family == "graph" else random_net)(seed)
+    model, notes, (dev, opts, label) = random_design(family, seed, SMALL)
     onnx.save(model, tmp_path / "model.onnx")
-    ports = (len(model.graph.input), len(model.graph.output)) if family == "graph" else None
-    dev, opts, label = random_target(seed, SMALL, ports)
     out = tmp_path / "prj"
     b = run_cli("build", tmp_path / "model.onnx", "--device", dev, *opts, "-o", out)
     assert b.returncode == 0, b.stderr

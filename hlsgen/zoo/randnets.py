@@ -281,9 +281,10 @@ def random_graph(seed: int, blocks: int = None):
         inputs.append(n.h.make_tensor_value_info(f"x{i}", TensorProto.FLOAT, [batch, c, hh, ww]))
         add(q, c, hh, ww, bits, signed, sc, f"input x{i}").is_input = True
 
-    def requant(t, bits=None, signed=None, scale=None):
-        bits, signed = bits or abits(), t.signed if signed is None else signed
-        q, sc = n.quant(t.name, bits, signed, scale)
+    def requant(x: str, signed: bool):
+        """x quantized to random bits: (its output, bits, signed, scale)."""
+        bits = abits()
+        q, sc = n.quant(x, bits, signed)
         return q, bits, signed, sc
 
     def conv_of(t, cout, k, s, d, p, g, relu, what):
@@ -327,7 +328,7 @@ def random_graph(seed: int, blocks: int = None):
                     f"maxpool {k}/s{s}/p{p}", [t])
             else:
                 y = n.node("AveragePool", [t.name], kernel_shape=[2, 2], strides=[2, 2])
-                q, bits, signed, sc = requant(_T(y, 0, 0, 0, 0, t.signed, 0, ""))
+                q, bits, signed, sc = requant(y, t.signed)
                 add(q, t.c, t.h // 2, t.w // 2, bits, signed, sc, "avgpool 2/s2", [t])
         elif kind == "add":
             a = pick()
@@ -340,7 +341,7 @@ def random_graph(seed: int, blocks: int = None):
             relu = bool(rs.rand() < 0.5)
             if relu:
                 y = n.node("Relu", [y])
-            q, bits, signed, sc = requant(_T(y, 0, 0, 0, 0, not relu, 0, ""))
+            q, bits, signed, sc = requant(y, not relu)
             add(q, a.c, a.h, a.w, bits, signed, sc, f"add{' relu' if relu else ''}", [a, b])
         elif kind == "concat":
             a = pick()
@@ -396,7 +397,7 @@ def random_graph(seed: int, blocks: int = None):
             t = pick()
             m = rs.uniform(0.25, 2.0, (1, t.c, 1, 1)) * rs.choice([-1.0, 1.0], (1, t.c, 1, 1))
             y = n.node("Mul", [t.name, n.const(m)])
-            q, bits, signed, sc = requant(_T(y, 0, 0, 0, 0, True, 0, ""))
+            q, bits, signed, sc = requant(y, True)
             add(q, t.c, t.h, t.w, bits, signed, sc, "per-channel Mul", [t])
         elif kind == "clip":
             t = pick()
@@ -428,6 +429,14 @@ def random_graph(seed: int, blocks: int = None):
     m = n.h.make_model(g, opset_imports=[n.h.make_opsetid("", 13), n.h.make_opsetid(QDOMAIN, 1)])
     m.ir_version = 8
     return m, n.notes
+
+
+def random_design(family: str, seed: int, small):
+    """(model, description, (device, `hlsgen build` options, label)): `random_net(seed)` for
+    family "chain", `random_graph(seed)` for "graph", with its `random_target`."""
+    model, notes = (random_graph if family == "graph" else random_net)(seed)
+    ports = (len(model.graph.input), len(model.graph.output)) if family == "graph" else None
+    return model, notes, random_target(seed, small, ports)
 
 
 def random_target(seed: int, small, ports=None):

@@ -155,6 +155,7 @@ def rtl_synthesis_model(cores: List[Dict], banks: Dict, device, top: Dict) -> Di
     from ..rtl.offchip import m_axi_logic
     from ..rtl.top import top_logic
     mem = memory_model(banks)
+    why = unserved(banks)
     mx = m_axi_logic(top["bundles"])
     own = dict(top_logic(top["inputs"]), inputs=top["inputs"])
     core_sum = {"dsp": sum(c["model"]["dsp"] for c in cores), "lut": sum(c["fitted"]["lut"] for c in cores),
@@ -175,8 +176,8 @@ def rtl_synthesis_model(cores: List[Dict], banks: Dict, device, top: Dict) -> Di
             "share_of_device": {k: (round(whole[k] / have[k], 4) if have[k] else None) for k in whole},
             # a memory whose plan leaves some cycle more words of a bank than its ports would drop
             # accesses: such RTL computes wrong results, so it does not fit whatever its size
-            "memory_unserved": unserved(banks),
-            "fits": all(whole[k] <= have[k] for k in whole) and banks["served"]}
+            "memory_unserved": why,
+            "fits": all(whole[k] <= have[k] for k in whole) and why is None}
 
 
 def memory_model(b: Dict) -> Dict[str, int]:
