@@ -14,7 +14,7 @@
 // (wr_step: the step of the beat's data this cycle, wr_step_next one cycle ahead; the chip
 // gathers the earlier steps' elements). With one step a beat (the default) nothing waits.
 // go[ch] starts a channel; busy[ch] stays high until every beat is received (read) or every
-// write response is back (write). Read bursts of different channels interleave; write bursts
+// write response is back (write). Read bursts of different channels interleave (round robin); write bursts
 // go one at a time on W while earlier ones wait for their responses. IDs are 0, so responses
 // come back in request order.
 module hlsgen_m_axi #(
@@ -139,11 +139,20 @@ module hlsgen_m_axi #(
     logic [BB-1:0] rq_beat[QD];
     int rq_head, rq_n, r_k;                   // r_k: beats of the oldest burst received
     logic [STB-1:0] r_s;                       // the step of the beat on R
+    // the next read burst: round robin over the channels with beats to request, from the one after
+    // the channel of the last burst requested, so that reads started together share the port
+    // burst by burst (a row-by-row reader of each input gets its first rows at once)
+    logic [CHB-1:0] ar_last;
     int ar_pick;
+    function automatic int after(input int base, input int k);
+        return base + k >= NCH ? base + k - NCH : base + k;
+    endfunction
     always_comb begin
         ar_pick = -1;
-        for (int c = NCH - 1; c >= 0; c--)
-            if (act[c] && !CH_WRITE[c] && int'(nxt[c]) < beats_of(c)) ar_pick = c;
+        for (int k = NCH; k >= 1; k--)
+            if (act[after(int'(ar_last), k)] && !CH_WRITE[after(int'(ar_last), k)]
+                    && int'(nxt[after(int'(ar_last), k)]) < beats_of(after(int'(ar_last), k)))
+                ar_pick = after(int'(ar_last), k);
     end
     assign rd_valid = RVALID;
     assign rd_ch = int'(rq_ch[rq_head]);
@@ -205,6 +214,7 @@ module hlsgen_m_axi #(
             w_sent <= 1'b0;
             rq_head <= 0;
             rq_n <= 0;
+            ar_last <= CHB'(NCH - 1);
             r_k <= 0;
             r_s <= '0;
             w_s <= '0;
@@ -226,6 +236,7 @@ module hlsgen_m_axi #(
                 ARVALID <= 1'b1;
                 ARADDR <= addr[ar_pick] + 64'(nxt[ar_pick]) * 64'(BYTES);
                 ARLEN <= 8'(len - 1);
+                ar_last <= CHB'(ar_pick);
                 rq_ch[(rq_head + rq_n) % QD] <= CHB'(ar_pick);
                 rq_beat[(rq_head + rq_n) % QD] <= nxt[ar_pick];
                 rq_n_next++;
