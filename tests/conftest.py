@@ -47,3 +47,23 @@ def pytest_terminal_summary(terminalreporter):
     built, reused = model_cache_counts(Path(cache))
     terminalreporter.write_line(f"Verilator models: {built} built, {reused} simulations took one another test had built "
                                 f"(HLSGEN_MODEL_CACHE={cache})")
+
+
+def modeled_traffic_is_the_rtl_channels(out: Path) -> None:
+    """The off-chip bytes the cost model charges each task (report.json) are those its RTL's
+    m_axi channels move (sim/design.json: beats of the bundle's data width, a channel's last beat
+    partly filled), containers included: a 3-bit activation off chip takes a byte an element."""
+    import json
+
+    report = json.loads((out / "report.json").read_text())
+    design = json.loads((out / "sim" / "design.json").read_text())
+    modeled = {t["name"]: t["offchip_bytes"] for st in report["stages"] for t in st["tasks"]}
+    moved, chans = {}, {}
+    for b in design["bundles"]:
+        for c in b["channels"]:
+            moved[c["task"]] = moved.get(c["task"], 0) + c["beats"] * b["data_bits"] // 8
+            chans[c["task"]] = chans.get(c["task"], 0) + 1
+    for name, nbytes in modeled.items():
+        got, k = moved.get(name, 0), chans.get(name, 0)
+        assert nbytes <= got < nbytes + max(1, k) * max([b["data_bits"] // 8 for b in design["bundles"]] or [1]), \
+            (name, "modeled bytes", nbytes, "moved by its channels", got, "channels", k)

@@ -16,7 +16,7 @@ from pathlib import Path
 import onnx
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, modeled_traffic_is_the_rtl_channels, run_cli
 from test_hls_build import NETS, TARGETS, single_mode_of_auto
 
 
@@ -65,6 +65,7 @@ def test_rtl_sim_bit_exact(exported, tmp_path, net, mode, target):
         same, b = build(exported, tmp_path / "same", net, m, target)
         assert b.returncode == 0, b.stderr
         return same
+    modeled_traffic_is_the_rtl_channels(out)
     if mode == "auto" and single_mode_of_auto(out, build_mode):
         return
     r, res = sim(out, "--banks")

@@ -190,6 +190,9 @@ class _Traffic(NamedTuple):
     tail: int = 0                     # a writer's: what follows its last row in a dataflow stage (its
                                       # serial write part and the last write response's latency)
     serial_in: int = 0                # the serial part of its reads (of `serial`)
+    port: Tuple[int, int, int, int] = (0, 0, 0, 0)  # the cycles its reads and its writes hold their
+                                      # side of a port (R, W; serial parts included) and how many
+                                      # streams each side has
 
 
 @dataclass
@@ -264,6 +267,8 @@ class Problem:
         self._by_lut = [self._chain(ol, lambda o: (o.res.dsp, o.res.lut, o.cycles)) for ol in self.options]
         self._cache: Dict = {}
         self._fifos: Dict[Tuple[int, int], Resources] = {}
+        self._arange: Dict[Tuple[int, int], np.ndarray] = {}
+        self._need_idx: Dict[Tuple[float, int, int], np.ndarray] = {}
         self.cache_hits = 0
         # tasks with the same loop nest, options and weight placement cost the same
         interned: Dict = {}
@@ -321,7 +326,8 @@ class Problem:
         self.io = set(self.io_array)
         self.stream_in = sum(self._stream_cycles(n) for n in g.inputs if n in self.io) * self.opts.batch
         self.stream_out = sum(self._stream_cycles(n) for n in g.outputs if n in self.io) * self.opts.batch
-        self.io_bytes = sum(self.bits[n] // 8 for n in self.io if n in self.bits) * self.opts.batch
+        self.io_bytes = sum(self.size[n] * container_bits(g.tensors[n].dtype.bits) // 8
+                            for n in self.io if n in self.size) * self.opts.batch
         self.last = {n: (self.n if n in outs else max(self.cons.get(n, [self.prod[n]]))) for n in self.act}
         # every stored tensor is its own array for the whole run too (a static scratchpad of the
         # HLS kernel, nothing reuses it). On chip go the smallest first, while together they take
@@ -524,8 +530,10 @@ class Problem:
                 continue
             if not out and mode == "dataflow" and i <= self.prod[n] < j:
                 continue        # made in this dataflow stage: read from its FIFO (both kernels), only stored
-            b = self.bits[n] / 8
+            # off chip, an activation is in containers of 8/16/32 bits (both kernels' m_axi
+            # pointers, the RTL's beats): those are the bytes that move, not its packed bits
             cw = container_bits(self.g.tensors[n].dtype.bits)
+            b = self.size[n] * cw / 8
             beat = max(1, self.opts.port_bits // cw)
             slow = max(1.0, self.port_bpc / (beat_lanes(beat, self.opts.beat_limit) * cw / 8))
             # the graph's own inputs and outputs off chip (--io offchip) are row-major host
@@ -565,8 +573,10 @@ class Problem:
         sr = sum(transfer_cycles(p, self.port_bpc) for _, p in serial_r)
         sw = sum(transfer_cycles(p, self.port_bpc) for _, p in serial_w)
         nbytes = sum(b for b, _ in reads + writes) + sum(b for b, _ in serial_r) + sum(b for b, _ in serial_w)
+        port = (sum(transfer_cycles(p, self.port_bpc) for _, p in reads + serial_r),
+                sum(transfer_cycles(p, self.port_bpc) for _, p in writes + serial_w), len(reads), len(writes))
         return _Traffic(int(nbytes), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
-                        bool(reads), bool(writes), sr + sw, (MEMORY_LATENCY_CYCLES + sw) if writes else 0, sr)
+                        bool(reads), bool(writes), sr + sw, (MEMORY_LATENCY_CYCLES + sw) if writes else 0, sr, port)
 
     def _scratch(self, i: int, j: int, mode: str) -> Resources:
         """The on-chip arrays a stage of tasks [i, j) adds to the design: each stored tensor is
@@ -605,7 +615,7 @@ class Problem:
             # a global pool reduces one group of PE channels over all its rows, then the next
             # (the cores' window words): only its first group follows its producer's rows
             groups_of = nest.pe_bound if nest.group_passes and row else 0
-            edges.append((row, 1.0 / max(1, nest.drain_blocks or nest.blocks), self._df_parts(k), groups_of))
+            edges.append((row, max(1, nest.drain_blocks or nest.blocks), self._df_parts(k), groups_of, max(1, nest.blocks)))
         return edges
 
     def _df_parts(self, k: int) -> Optional[Tuple[str, List[Tuple[str, float]], str]]:
@@ -625,68 +635,130 @@ class Problem:
                    pipe: Optional[List[int]] = None, tail: Optional[List[int]] = None,
                    pes: Optional[List[int]] = None):
         """Pipeline timing of a dataflow stage for one input: (latency, fifo depths, bottleneck
-        relative index, start cycles). A task's block leaves it `pipe` cycles (its pipeline
-        depth) after its last step. A task starts once each FIFO producer has emitted the blocks
-        it needs; it ends no earlier than its own work after its start, and no earlier than one
-        of its blocks (and its depth) after its last producer ends. The stage ends when its last
-        task does, or `tail` cycles after a task that writes off chip (its last write response),
-        whichever is later: the tasks after a writer run while its response is on the way.
-        A concat or split moves its parts one after another (_df_parts); a global pool of C
-        channels at `pes` lanes reduces ceil(C / PE) groups one after another, only the first
-        beside its producer."""
+        relative index, start cycles). A task works through its blocks (rows) in order, each in
+        an equal share of its work; it starts a block once each FIFO producer has published the
+        blocks that block needs (the first: its lookahead; block b of B: b/B further into the
+        producer's), so a task fed by a slower one publishes at that one's pace, and so do the
+        tasks after it. A block leaves the task `pipe` cycles (its pipeline depth) after its last
+        step. The stage ends when its last task does, or `tail` cycles after a task that writes off
+        chip (its last write response), whichever is later: the tasks after a writer run while its
+        response is on the way. A concat or split moves its parts one after another (_df_parts),
+        each at its own pace; a global pool of C channels at `pes` lanes reduces ceil(C / PE)
+        groups one after another, only the first beside its producer."""
         m = len(eff)
         d = [min(eff[k], pipe[k]) if pipe else 0 for k in range(m)]
         start = [0.0] * m
         end = [0.0] * m
-        # per (task, tensor it makes): when its blocks start to leave, over how many cycles, and
-        # when its last has left (a task's own start, work and end, but a concat's or split's part)
-        pub: Dict[Tuple[int, str], Tuple[float, float, float]] = {}
+        # per (task, tensor it makes; None: all a task's outputs): when each of its blocks has been
+        # published, as a line (a, c, blocks: block j of them at a + c j / blocks, a task at its
+        # own pace) or an array over its blocks (a task held back by a slower producer), and the
+        # line its blocks would leave on at the task's own pace (start, span), that FIFO depths
+        # are sized by
+        curve: Dict[Tuple[int, Optional[str]], object] = {}
+        line: Dict[Tuple[int, Optional[str]], Tuple[float, float]] = {}
         depths: Dict[str, Tuple[int, int]] = {}
+
+        def published(p: int, n: str):
+            c = curve.get((p, n))
+            return curve[(p, None)] if c is None else c
+
+        def at(pub, frac: float) -> float:
+            """When the first `frac` of a curve's blocks have been published."""
+            if pub.__class__ is tuple:
+                a, c, nb = pub
+                return a + c * min(nb, max(1, math.ceil(frac * nb - 1e-9))) / nb if frac < 1 else a + c
+            return float(pub[min(len(pub), max(1, math.ceil(frac * len(pub) - 1e-9))) - 1]) if frac < 1 else float(pub[-1])
+
+        def as_array(pub) -> np.ndarray:
+            if pub.__class__ is tuple:
+                a, c, nb = pub
+                return a + c * self._blocks_of(nb, 1)
+            return pub
+
         for k in range(m):
-            row, inv_blocks, parts, groups_of = edges[k]
-            if groups_of and pes:
-                g = -(-groups_of // max(1, pes[k]))
-                inv_blocks = (g - 1 + inv_blocks) / g
+            row, work_blocks, parts, groups_of, out_blocks = edges[k]
+            g = -(-groups_of // max(1, pes[k])) if groups_of and pes else 1
             s = 0.0
             e_in = 0.0
-            ready_of: Dict[str, Tuple[float, float]] = {}
+            needs = []
             for n, p, need_frac, first_frac, size, bits, (row_k, row_p, blocks) in row:
-                p0, span, p_end = pub.get((p, n), (start[p], eff[p] - d[p], end[p]))
+                pub = published(p, n)
                 chunk = max(math.ceil(lanes[k] / row_k) if row_k else 1, math.ceil(lanes[p] / row_p) if row_p else 1)
                 if chunk > 1:
                     need_frac = max(need_frac, min(1.0, chunk / blocks))
-                ready = p0 + d[p] + span * need_frac
-                ready_of[n] = (ready, p_end)
+                needs.append((n, pub, need_frac))
+                ready = at(pub, need_frac)
                 if ready > s:
                     s = ready
-                if p_end > e_in:
-                    e_in = p_end
+                last = at(pub, 1.0)
+                if last > e_in:
+                    e_in = last
+            work = eff[k] - d[k]
             if parts is None:
+                bw = work_blocks
+                w = work / g / bw
+                # at its own pace unless a producer publishes slower than it works (a steeper
+                # line, or one already held back) or ends later than its own last block
+                own = all(isinstance(pub, tuple) and pub[1] <= work / g + 1e-9 for _, pub, _ in needs) \
+                    and e_in + w <= s + bw * w + 1e-9
+                if own:
+                    T = None
+                else:
+                    # block b (0-based) of the first group's pass waits for the producers' blocks
+                    # its rows need, then takes w: T[b] = max(T[b-1], R[b]) + w, a running maximum
+                    b = self._blocks_of(bw)
+                    R = None
+                    for n, pub, need_frac in needs:
+                        arr = as_array(pub)
+                        got = arr[self._needed(need_frac, bw, len(arr))]
+                        R = got if R is None else np.maximum(R, got)
+                    bwk = b * w
+                    T = bwk + w + np.maximum.accumulate(np.maximum(R, s) - bwk)
+                    if T[-1] <= s + bw * w + 1e-9:
+                        T = None        # held back nowhere after all
+                rest = work * (g - 1) / g
                 start[k] = s
-                end[k] = max(s + eff[k], e_in + (eff[k] - d[k]) * inv_blocks + d[k])
+                if T is None:
+                    end[k] = s + work / g + rest + d[k]
+                    curve[(k, None)] = (s + d[k], work, out_blocks)
+                else:
+                    end[k] = float(T[-1]) + rest + d[k]
+                    if out_blocks == bw and not rest:
+                        out = T + d[k]
+                    else:
+                        j = np.arange(1, out_blocks + 1, dtype=np.float64)
+                        out = T[np.clip(np.ceil(j / out_blocks * bw - 1e-9).astype(np.int64) - 1, 0, bw - 1)] + d[k]
+                        out[-1] = end[k]
+                    curve[(k, None)] = out
+                line[(k, None)] = (start[k], work)
             else:
                 # one part after another on the task's core, each drained only into the next
                 # part's time (its last block leaves d cycles after its last step); a concat's
                 # part waits for its own input alone
-                kind, shares, out = parts
+                inv_blocks = 1.0 / work_blocks
+                kind, shares, out_name = parts
+                ready_of = {n: (at(pub, nf), at(pub, 1.0)) for n, pub, nf in needs}
                 t = 0.0 if kind == "inputs" else s
+                j = np.arange(1, out_blocks + 1, dtype=np.float64) / out_blocks
                 for q, (n, share) in enumerate(shares):
                     ready, p_end = ready_of.get(n, (0.0, 0.0)) if kind == "inputs" else (s, e_in)
                     t0 = max(t, ready)
                     if q == 0:
                         start[k] = t0
-                    work = (eff[k] - d[k]) * share
-                    done = max(t0 + work + d[k], p_end + work * inv_blocks + d[k])
+                    pw = work * share
+                    done = max(t0 + pw + d[k], p_end + pw * inv_blocks + d[k])
                     t = done - d[k]
-                    if kind == "outputs":
-                        pub[(k, n)] = (t0, work, done)
-                    elif q == len(shares) - 1:
-                        pub[(k, out)] = (t0, work, done)
+                    if kind == "outputs" or q == len(shares) - 1:
+                        key = (k, n if kind == "outputs" else out_name)
+                        # its own line, unless its last block waits for its producer's end
+                        curve[key] = (t0 + d[k], pw, out_blocks) if t0 + pw + d[k] >= done - 1e-9 else \
+                            np.concatenate([t0 + d[k] + pw * j[:-1], [done]])
+                        line[key] = (t0, pw)
                 end[k] = t + d[k]
             if want_depths:
                 # FIFO depth: what a producer emits between its first output and the consumer starting
                 for n, p, need_frac, first_frac, size, bits, _ in row:
-                    p0, span, _ = pub.get((p, n), (start[p], eff[p] - d[p], end[p]))
+                    p0, span = line.get((p, n)) or line[(p, None)]
                     first = p0 + d[p] + span * first_frac
                     words = max(1, size // max(1, lanes[p]))
                     rate = words / max(1.0, eff[p])
@@ -695,6 +767,24 @@ class Problem:
         lat = int(math.ceil(max(end[k] + (tail[k] if tail else 0) for k in range(m)))) if m else 0
         bott = max(range(m), key=lambda k: (eff[k], -k))
         return lat, depths, bott, start
+
+    def _blocks_of(self, n: int, scale: int = 0) -> np.ndarray:
+        """0, 1, .., n - 1 as floats (scale 0), or 1/n, 2/n, .., 1 (scale 1): cached for _df_timing."""
+        key = (n, scale)
+        a = self._arange.get(key)
+        if a is None:
+            a = self._arange[key] = np.arange(1, n + 1, dtype=np.float64) / n if scale else np.arange(n, dtype=np.float64)
+        return a
+
+    def _needed(self, need_frac: float, bw: int, blocks: int) -> np.ndarray:
+        """For each of a task's bw blocks (0-based b), the index of the last of a producer's
+        `blocks` blocks it needs: the first `need_frac` of them, then b / bw further, up to all."""
+        key = (need_frac, bw, blocks)
+        idx = self._need_idx.get(key)
+        if idx is None:
+            h = np.minimum(1.0, need_frac + np.arange(bw, dtype=np.float64) / bw)
+            idx = self._need_idx[key] = np.clip(np.ceil(h * blocks - 1e-9).astype(np.int64) - 1, 0, blocks - 1)
+        return idx
 
     def _fifo(self, depth: int, width: int) -> Resources:
         key = (depth, width)
@@ -820,7 +910,8 @@ class Problem:
             lanes = [o.folding.vec * o.folding.pe for o in chosen]
             cycles, res, eff, depths, bott, lat, starts = full
         bytes_in = sum(tr.nbytes for tr in traffic)
-        cycles = max(cycles, math.ceil(B * bytes_in / self.total_bpc)) + STAGE_SWITCH_CYCLES
+        cycles = max(cycles, math.ceil(B * bytes_in / self.total_bpc), self._df_port_bound(traffic, starts)) \
+            + STAGE_SWITCH_CYCLES
         # the first read's memory latency, once, before the pipeline fills, and the serial part of
         # the graph's own off-chip inputs; each writer's last response and serial part follow
         # its own end (tails, in the latency: the tasks after it overlap them)
@@ -830,6 +921,25 @@ class Problem:
                   "latency": lat, "scratch": scratch, "steady": eff[bott],
                   "starts": {i + k: v for k, v in enumerate(starts)}}
         return _SegResult(int(cycles), res, choice, True)
+
+    def _df_port_bound(self, traffic: List[_Traffic], starts: List[float]) -> int:
+        """What the stage's transfers take on the ports they share, in the stage's pipeline time (after
+        the first read's latency and the serial reads): the tasks' streams share the memory's
+        channels (an m_axi bundle each in both kernels, all of them on one where the memory has one
+        channel), and a bundle moves one read beat and one write beat a cycle, a beat moved in steps
+        (--max-beat-lanes) holding its side for all of them. So the reads end no earlier than all
+        of them one after another, and the writes no earlier than all of them after the first
+        writer's start, and the last write's response after them."""
+        B = self.opts.batch
+        r_occ, w_occ = sum(tr.port[0] for tr in traffic), sum(tr.port[1] for tr in traffic)
+        r_n, w_n = sum(tr.port[2] for tr in traffic), sum(tr.port[3] for tr in traffic)
+        bound = 0.0
+        if r_n:
+            bound = B * r_occ / min(r_n, self.mem_channels) - sum(tr.serial_in for tr in traffic)
+        if w_n:
+            first = min(st for st, tr in zip(starts, traffic) if tr.writes)
+            bound = max(bound, first + B * w_occ / min(w_n, self.mem_channels) + MEMORY_LATENCY_CYCLES)
+        return int(math.ceil(bound))
 
     # ------------------------------------------------------------------ sequential
     def _sequential(self, i: int, j: int) -> _SegResult:
