@@ -651,10 +651,10 @@ class Problem:
         end = [0.0] * m
         # per (task, tensor it makes; None: all a task's outputs): when each of its blocks has been
         # published, as a line (a, c, blocks: block j of them at a + c j / blocks, a task at its
-        # own pace) or an array over its blocks (a task held back by a slower producer), and the
-        # line its blocks would leave on at the task's own pace (start, span), that FIFO depths
-        # are sized by
-        curve: Dict[Tuple[int, Optional[str]], object] = {}
+        # own pace) or an array over its blocks (a task held back by a slower producer), with the
+        # cycle its last block has left (a consumer's last block waits for it); and the line its
+        # blocks would leave on at the task's own pace (start, span), that FIFO depths are sized by
+        curve: Dict[Tuple[int, Optional[str]], Tuple[object, float]] = {}
         line: Dict[Tuple[int, Optional[str]], Tuple[float, float]] = {}
         depths: Dict[str, Tuple[int, int]] = {}
 
@@ -682,24 +682,30 @@ class Problem:
             e_in = 0.0
             needs = []
             for n, p, need_frac, first_frac, size, bits, (row_k, row_p, blocks) in row:
-                pub = published(p, n)
+                pub, last = published(p, n)
                 chunk = max(math.ceil(lanes[k] / row_k) if row_k else 1, math.ceil(lanes[p] / row_p) if row_p else 1)
                 if chunk > 1:
                     need_frac = max(need_frac, min(1.0, chunk / blocks))
-                needs.append((n, pub, need_frac))
+                needs.append((n, pub, need_frac, last))
                 ready = at(pub, need_frac)
                 if ready > s:
                     s = ready
-                last = at(pub, 1.0)
                 if last > e_in:
                     e_in = last
             work = eff[k] - d[k]
-            if parts is None:
+            if parts is None and work <= 0:
+                # a free task (a reshape) passes its producer's blocks on as they come: ready at its
+                # start, done when its producer is
+                start[k] = s
+                end[k] = max(s, e_in)
+                curve[(k, None)] = ((s, 0.0, out_blocks), end[k])
+                line[(k, None)] = (s, 0.0)
+            elif parts is None:
                 bw = work_blocks
                 w = work / g / bw
                 # at its own pace unless a producer publishes slower than it works (a steeper
                 # line, or one already held back) or ends later than its own last block
-                own = all(isinstance(pub, tuple) and pub[1] <= work / g + 1e-9 for _, pub, _ in needs) \
+                own = all(pub.__class__ is tuple and pub[1] <= work / g + 1e-9 for _, pub, _, _ in needs) \
                     and e_in + w <= s + bw * w + 1e-9
                 if own:
                     T = None
@@ -708,9 +714,10 @@ class Problem:
                     # its rows need, then takes w: T[b] = max(T[b-1], R[b]) + w, a running maximum
                     b = self._blocks_of(bw)
                     R = None
-                    for n, pub, need_frac in needs:
+                    for n, pub, need_frac, last in needs:
                         arr = as_array(pub)
                         got = arr[self._needed(need_frac, bw, len(arr))]
+                        got[-1] = max(got[-1], last)        # the last block waits for all of it
                         R = got if R is None else np.maximum(R, got)
                     bwk = b * w
                     T = bwk + w + np.maximum.accumulate(np.maximum(R, s) - bwk)
@@ -720,7 +727,7 @@ class Problem:
                 start[k] = s
                 if T is None:
                     end[k] = s + work / g + rest + d[k]
-                    curve[(k, None)] = (s + d[k], work, out_blocks)
+                    curve[(k, None)] = ((s + d[k], work, out_blocks), end[k])
                 else:
                     end[k] = float(T[-1]) + rest + d[k]
                     if out_blocks == bw and not rest:
@@ -729,7 +736,7 @@ class Problem:
                         j = np.arange(1, out_blocks + 1, dtype=np.float64)
                         out = T[np.clip(np.ceil(j / out_blocks * bw - 1e-9).astype(np.int64) - 1, 0, bw - 1)] + d[k]
                         out[-1] = end[k]
-                    curve[(k, None)] = out
+                    curve[(k, None)] = (out, end[k])
                 line[(k, None)] = (start[k], work)
             else:
                 # one part after another on the task's core, each drained only into the next
@@ -737,9 +744,8 @@ class Problem:
                 # part waits for its own input alone
                 inv_blocks = 1.0 / work_blocks
                 kind, shares, out_name = parts
-                ready_of = {n: (at(pub, nf), at(pub, 1.0)) for n, pub, nf in needs}
+                ready_of = {n: (at(pub, nf), last) for n, pub, nf, last in needs}
                 t = 0.0 if kind == "inputs" else s
-                j = np.arange(1, out_blocks + 1, dtype=np.float64) / out_blocks
                 for q, (n, share) in enumerate(shares):
                     ready, p_end = ready_of.get(n, (0.0, 0.0)) if kind == "inputs" else (s, e_in)
                     t0 = max(t, ready)
@@ -751,8 +757,7 @@ class Problem:
                     if kind == "outputs" or q == len(shares) - 1:
                         key = (k, n if kind == "outputs" else out_name)
                         # its own line, unless its last block waits for its producer's end
-                        curve[key] = (t0 + d[k], pw, out_blocks) if t0 + pw + d[k] >= done - 1e-9 else \
-                            np.concatenate([t0 + d[k] + pw * j[:-1], [done]])
+                        curve[key] = ((t0 + d[k], pw, out_blocks), done)
                         line[key] = (t0, pw)
                 end[k] = t + d[k]
             if want_depths:
@@ -778,11 +783,13 @@ class Problem:
 
     def _needed(self, need_frac: float, bw: int, blocks: int) -> np.ndarray:
         """For each of a task's bw blocks (0-based b), the index of the last of a producer's
-        `blocks` blocks it needs: the first `need_frac` of them, then b / bw further, up to all."""
+        `blocks` blocks it needs: the first `need_frac` of them, then b / bw further, up to all (the
+        last block all of them)."""
         key = (need_frac, bw, blocks)
         idx = self._need_idx.get(key)
         if idx is None:
             h = np.minimum(1.0, need_frac + np.arange(bw, dtype=np.float64) / bw)
+            h[-1] = 1.0            # its last block needs all of them
             idx = self._need_idx[key] = np.clip(np.ceil(h * blocks - 1e-9).astype(np.int64) - 1, 0, blocks - 1)
         return idx
 
