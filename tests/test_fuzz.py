@@ -34,6 +34,8 @@ FOUND_GRAPH = {
     47: "three inputs read on one m_axi bundle one after another (the read arbiter took the lowest channel "
         "first; now round robin), and 3-bit tensors off chip charged their packed bytes, not the byte "
         "containers the port moves (-13.3%)",
+    76: "three writers' stepped beats on one m_axi bundle take their port cycles one after another, and a "
+        "global pool reading a spilled input runs only its first channel group beside the read (-12.2%)",
     93: "a 3x3 conv fed by a task that a slower conv held back started when that task's own pace said "
         "(-22.5%): a dataflow task now publishes its rows no faster than its producers' rows arrive",
 }

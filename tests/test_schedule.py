@@ -690,3 +690,39 @@ def test_io_offchip_needs_a_computing_task_at_the_graph_ends():
     p.budget = p.reserved + p.io_array[g.outputs[0]]      # room for the output's array, not the input's too
     p._io_auto()
     assert p.io_off == {g.outputs[0]}
+
+
+def test_a_dataflow_task_publishes_no_faster_than_its_producer_feeds_it(exported):
+    """Row by row (stop 63): a slow task (5 rows, 1,000 cycles each) feeds a fast one (100 a
+    row), which feeds a task that needs 3 of its 5 rows first. The fast task's rows leave as the
+    slow one's arrive, 1,100 to 5,100, so the third starts at 3,100 (at the fast task's own pace
+    it would be 1,300, as the model had it before), and its last two blocks both wait for the
+    last row (5,100), so it ends two blocks after it, at 7,100."""
+    g = pipeline.load(str(exported("conv_bn_relu", "qcdq")), {})
+    prob = Problem(g, load_device("u280"), ScheduleOptions(mode="dataflow"))
+    unit = (0.0, 0.0, 5)        # rows_of: window tasks, 5 producer blocks
+    edges = [([], 5, None, 0, 5),
+             ([("a", 0, 1 / 5, 1 / 5, 50, 8, unit)], 5, None, 0, 5),
+             ([("b", 1, 3 / 5, 1 / 5, 50, 8, unit)], 3, None, 0, 3)]
+    lat, depths, bott, starts = prob._df_timing(edges, [5000, 500, 3000], [1, 1, 1], True, [0, 0, 0], [0, 0, 0], [1, 1, 1])
+    assert starts == [0.0, 1000.0, 3100.0] and lat == 7100 and bott == 0
+    # a producer at its own pace keeps the straight line: the same chain with the first task fast
+    lat, _, _, starts = prob._df_timing(edges, [500, 500, 3000], [1, 1, 1], False, [0, 0, 0], [0, 0, 0], [1, 1, 1])
+    assert starts == [0.0, 100.0, 400.0] and lat == 3400
+
+
+def test_a_dataflow_stage_takes_its_streams_port_cycles_on_a_one_channel_memory(exported):
+    """Stop 63: an m_axi bundle moves one read beat and one write beat a cycle, and a beat moved in
+    steps holds its side for all of them. Three writers of 3,136 port cycles each on the small
+    FPGA's one memory channel end no earlier than 9,408 cycles after the first writer starts, and
+    the last response 100 after; two readers of 3,136 take 6,272, less their serial part (before
+    the pipeline's time starts). Writers alone at their own pace would say 3,236."""
+    from hlsgen.schedule.scheduler import _Traffic
+    g = pipeline.load(str(exported("conv_bn_relu", "qcdq")), {})
+    prob = Problem(g, load_device(str(ROOT / "designs" / "devices" / "small.yaml")), ScheduleOptions(mode="dataflow"))
+    assert prob.mem_channels == 1
+    w = _Traffic(3136, 3136, 100, False, True, 0, 100, 0, (0, 3136, 0, 1))
+    r = _Traffic(3136, 3136, 100, True, False, 2940, 0, 2940, (3136, 0, 1, 0))
+    assert prob._df_port_bound([w, w, w], [0.0, 10.0, 20.0]) == 9508
+    assert prob._df_port_bound([r, r], [0.0, 0.0]) == 6272 - 2 * 2940
+    assert prob._df_port_bound([r, w], [0.0, 50.0]) == 50 + 3136 + 100

@@ -300,7 +300,7 @@ class Problem:
             picks.append(best)
         arr = np.array([[p.cycles, p.res.dsp, p.res.bram18, p.res.uram, p.res.lut, p.res.ff, *p.roles] for p in picks],
                        dtype=np.int64)
-        return np.array(dsps, dtype=np.int64), picks, arr
+        return np.array(dsps, dtype=np.int64), picks, arr, np.array([p.folding.pe for p in picks], dtype=np.int64)
 
     # ------------------------------------------------------------------ facts
     def _tensor_facts(self):
@@ -756,7 +756,7 @@ class Problem:
                     t = done - d[k]
                     if kind == "outputs" or q == len(shares) - 1:
                         key = (k, n if kind == "outputs" else out_name)
-                        # its own line, unless its last block waits for its producer's end
+                        # its own line, and its last block when the part is done
                         curve[key] = ((t0 + d[k], pw, out_blocks), done)
                         line[key] = (t0, pw)
                 end[k] = t + d[k]
@@ -966,11 +966,11 @@ class Problem:
         valid = np.ones(len(cands), dtype=bool)
         idxs = []
         for k, tr in zip(range(i, j), traffic):
-            dsps, picks, arr = self._by_dsp[k]
+            dsps, picks, arr, pes = self._by_dsp[k]
             idx = np.searchsorted(dsps, cands, side="right") - 1
             valid &= idx >= 0
             rows = arr[np.maximum(idx, 0)]
-            per[:, 0] += self._seq_cycles(k, rows[:, 0], tr)
+            per[:, 0] += self._seq_cycles(k, rows[:, 0], tr, pes[np.maximum(idx, 0)])
             core = np.maximum(core, rows)
             idxs.append(idx)
         ext = np.array((scratch + mux).as_tuple(), dtype=np.int64)
@@ -1012,12 +1012,23 @@ class Problem:
         res = Resources(*(int(v) for v in nd))
         return _SegResult(cycles, res, {"chosen": chosen, "traffic": traffic, "scratch": scratch}, True)
 
-    def _seq_cycles(self, k: int, compute, tr: _Traffic):
-        """Task k's cycles per input on a sequential core, at these compute cycles (an array
-        of options or one): its compute overlaps its off-chip transfer, not the memory latency
-        or the switch to its configuration word."""
-        return (np.maximum(self._seq_compute(k, compute), tr.cycles) + tr.latency + tr.serial
-                + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0))
+    def _seq_cycles(self, k: int, compute, tr: _Traffic, pe):
+        """Task k's cycles per input on a sequential core, at these compute cycles and PE lanes
+        (arrays of options, or one each): its compute overlaps its off-chip transfer, not the
+        memory latency or the switch to its configuration word. A global pool reduces one group of
+        PE channels over all its input rows, then the next (LoopNest.group_passes): reading a
+        spilled input (pixel-major off chip, its rows complete one after another) only the first
+        group's pass runs beside the read, the others after it."""
+        c = self._seq_compute(k, compute)
+        nest = self.nests[k]
+        n = self.tasks[k].inputs[0] if self.tasks[k].inputs else None
+        if nest.group_passes and n is not None and n not in self.io_off and n not in self.io and self.offchip.get(n, False):
+            g = -(-nest.pe_bound // np.maximum(1, np.asarray(pe)))
+            after = np.asarray(c) * (g - 1) // g
+            run = np.maximum(np.asarray(c) - after, tr.cycles) + after
+        else:
+            run = np.maximum(c, tr.cycles)
+        return run + tr.latency + tr.serial + (TASK_SWITCH_CYCLES if not self.nests[k].free else 0)
 
     def _seq_compute(self, k: int, compute):
         """Task k's compute cycles on a sequential core: a task that gathers only its output
@@ -1047,7 +1058,7 @@ class Problem:
         for t, (a, k, tr) in enumerate(zip(arrs, range(i, j), traffic)):
             rows_all[t, :len(a)] = a
             rows_all[t, len(a):] = a[-1]
-            e = self._seq_cycles(k, a[:, 0], tr)
+            e = self._seq_cycles(k, a[:, 0], tr, chains[k][3])
             eff[t, :len(a)] = e
             eff[t, len(a):] = e[-1]
         # each option's next strictly faster one (L: none); eff never rises along a task's
@@ -1141,7 +1152,7 @@ class Problem:
                                   offchip_bytes=tr.nbytes * self.opts.batch,
                                   start=start + (int(seg.choice["starts"][k]) if mode == "dataflow" else offset)))
             if mode == "sequential":
-                offset += self.opts.batch * int(self._seq_cycles(k, o.cycles, tr))
+                offset += self.opts.batch * int(self._seq_cycles(k, o.cycles, tr, o.folding.pe))
         buffers = []
         seen = set()
         for k in range(i, j):
