@@ -139,20 +139,18 @@ module hlsgen_m_axi #(
     logic [BB-1:0] rq_beat[QD];
     int rq_head, rq_n, r_k;                   // r_k: beats of the oldest burst received
     logic [STB-1:0] r_s;                       // the step of the beat on R
-    // the next read burst: round robin over the channels with beats to request, from the one after
-    // the channel of the last burst requested, so that reads started together share the port
-    // burst by burst (a row-by-row reader of each input gets its first rows at once)
+    // the next read burst: round robin over the channels with beats to request, the lowest such
+    // channel above the channel of the last burst requested, else the lowest, so that reads
+    // started together share the port burst by burst (a row-by-row reader of each input gets its
+    // first rows at once)
     logic [CHB-1:0] ar_last;
+    logic [NCH-1:0] ar_elig;
     int ar_pick;
-    function automatic int after(input int base, input int k);
-        return base + k >= NCH ? base + k - NCH : base + k;
-    endfunction
     always_comb begin
+        for (int c = 0; c < NCH; c++) ar_elig[c] = act[c] && !CH_WRITE[c] && int'(nxt[c]) < beats_of(c);
         ar_pick = -1;
-        for (int k = NCH; k >= 1; k--)
-            if (act[after(int'(ar_last), k)] && !CH_WRITE[after(int'(ar_last), k)]
-                    && int'(nxt[after(int'(ar_last), k)]) < beats_of(after(int'(ar_last), k)))
-                ar_pick = after(int'(ar_last), k);
+        for (int c = NCH - 1; c >= 0; c--) if (ar_elig[c]) ar_pick = c;
+        for (int c = NCH - 1; c >= 0; c--) if (ar_elig[c] && c > int'(ar_last)) ar_pick = c;
     end
     assign rd_valid = RVALID;
     assign rd_ch = int'(rq_ch[rq_head]);

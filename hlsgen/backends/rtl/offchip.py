@@ -44,8 +44,8 @@ ALIGN = 4096       # bytes: every off-chip array starts on a 4 KiB boundary
 # refits them, and prints each engine's error) over m_axi_inputs: its read path (where a channel
 # reads), its write path (where one writes), per channel, and per channel and bit of its beat
 # counters (BB).
-M_AXI_FIT = {"beat_bits": 6.16, "channels": 34.47, "reads": 160.88, "writes": 239.68}
-M_AXI_FF_FIT = {"beat_bits": 0.73, "channels": 21.23, "reads": 125.89, "writes": 194.92}
+M_AXI_FIT = {"beat_bits": 5.75, "channels": 39.99, "reads": 158.78, "writes": 249.18}
+M_AXI_FF_FIT = {"beat_bits": 0.7, "channels": 21.93, "reads": 125.75, "writes": 195.86}
 
 
 def m_axi_inputs(channels: int, writes: int, beats) -> Dict[str, int]:
