@@ -722,7 +722,7 @@ def test_a_dataflow_stage_takes_its_streams_port_cycles_on_a_one_channel_memory(
     prob = Problem(g, load_device(str(ROOT / "designs" / "devices" / "small.yaml")), ScheduleOptions(mode="dataflow"))
     assert prob.mem_channels == 1
     w = _Traffic(3136, 3136, 100, False, True, 0, 100, 0, (0, 3136, 0, 1))
-    r = _Traffic(3136, 3136, 100, True, False, 2940, 0, 2940, (3136, 0, 1, 0))
+    r = _Traffic(3136, 3136, 100, True, False, 2940, 0, 2940, (3136, 0, 1, 0), (("x0", 2940),))
     assert prob._df_port_bound([w, w, w], [0.0, 10.0, 20.0]) == 9508
     assert prob._df_port_bound([r, r], [0.0, 0.0]) == 6272 - 2 * 2940
     assert prob._df_port_bound([r, w], [0.0, 50.0]) == 50 + 3136 + 100
@@ -730,13 +730,16 @@ def test_a_dataflow_stage_takes_its_streams_port_cycles_on_a_one_channel_memory(
 
 def test_serial_reads_of_the_graph_inputs_share_one_channel_and_not_many(exported):
     """Stop 63: the serial part of reading row-major graph inputs off chip runs before a dataflow
-    stage's pipeline, one reader after another on a one-channel memory (the small FPGA: all its
-    tensors on gmem0), side by side where each has a channel of its own (the U280's HBM)."""
+    stage's pipeline. Each off-chip tensor has its own bundle: two tensors' readers run one after
+    another on a one-channel memory (the small FPGA) and side by side where each has a channel
+    (the U280's HBM); two readers of one tensor share its bundle everywhere (random graph 24)."""
     from hlsgen.schedule.scheduler import _Traffic
     g = pipeline.load(str(exported("conv_bn_relu", "qcdq")), {})
-    a = _Traffic(1024, 256, 100, True, False, 224, 0, 224, (256, 0, 1, 0))
-    b = _Traffic(256, 64, 100, True, False, 32, 0, 32, (64, 0, 1, 0))
+    a = _Traffic(1024, 256, 100, True, False, 224, 0, 224, (256, 0, 1, 0), (("x1", 224),))
+    b = _Traffic(256, 64, 100, True, False, 32, 0, 32, (64, 0, 1, 0), (("x0", 32),))
+    c = _Traffic(256, 64, 100, True, False, 32, 0, 32, (64, 0, 1, 0), (("x0", 32),))
     small = Problem(g, load_device(str(ROOT / "designs" / "devices" / "small.yaml")), ScheduleOptions(mode="dataflow"))
     u280 = Problem(g, load_device("u280"), ScheduleOptions(mode="dataflow"))
     assert small._df_serial_in([a, b]) == 256 and u280.mem_channels > 1 and u280._df_serial_in([a, b]) == 224
+    assert u280._df_serial_in([b, c]) == 64 == small._df_serial_in([b, c])
     assert small._df_serial_in([]) == 0 and u280._df_serial_in([a]) == 224

@@ -193,6 +193,7 @@ class _Traffic(NamedTuple):
     port: Tuple[int, int, int, int] = (0, 0, 0, 0)  # the cycles its reads and its writes hold their
                                       # side of a port (R, W; serial parts included) and how many
                                       # streams each side has
+    serial_of: Tuple[Tuple[str, int], ...] = ()     # its serial reads: (tensor, cycles) each
 
 
 @dataclass
@@ -519,8 +520,9 @@ class Problem:
         the port for more cycles than its bytes."""
         t = self.tasks[k]
         reads, writes, serial_r, serial_w = [], [], [], []
+        names: List[str] = []                   # the tensor of each serial read, in serial_r's order
         if self.nests[k].free:
-            return reads, writes, serial_r, serial_w
+            return reads, writes, serial_r, serial_w, names
         if self.weight_place[k] == "offchip":    # in containers of 8/16/32 bits, as both kernels read them
             nest = self.nests[k]
             wbytes = nest.weights * container_bits(nest.weight_bits) / 8
@@ -544,6 +546,8 @@ class Problem:
             if n in self.io_off and len(shape) == 4 and shape[1] > 1 and shape[2] * shape[3] > 1:
                 part = b * (shape[1] - 1) / shape[1]
                 (serial_w if out else serial_r).append((part, part * slow))
+                if not out:
+                    names.append(n)
                 b = b / shape[1]
             elif slow > 1 and len(shape) == 4 and shape[1] > 1 and shape[2] * shape[3] > 1:
                 # a spill is pixel-major off chip: its on-chip rows complete a pixel row of every
@@ -551,15 +555,17 @@ class Problem:
                 # or the last it writes, waits beside the compute, not under it (at the port's rate
                 # that wait is within a burst's rounding)
                 (serial_w if out else serial_r).append((0.0, shape[1] * shape[3] * cw / 8 * slow))
+                if not out:
+                    names.append(n)
             (writes if out else reads).append((b, b * slow))
-        return reads, writes, serial_r, serial_w
+        return reads, writes, serial_r, serial_w, names
 
     def _traffic(self, k: int, i: int, j: int, mode: str) -> _Traffic:
         """Task k's off-chip transfers for one input. Its streams share the memory's channels
         (port_bpc each): the transfer overlaps the task's compute; the latency does not (the
         first read's, the last write response's), nor the serial part of the graph's own
         off-chip inputs and outputs."""
-        reads, writes, serial_r, serial_w = self._streams(k, i, j, mode)
+        reads, writes, serial_r, serial_w, names = self._streams(k, i, j, mode)
         if not reads + writes:
             return _Traffic(0, 0, 0, False, False)
         lanes = min(len(reads + writes), self.mem_channels)
@@ -575,8 +581,10 @@ class Problem:
         nbytes = sum(b for b, _ in reads + writes) + sum(b for b, _ in serial_r) + sum(b for b, _ in serial_w)
         port = (sum(transfer_cycles(p, self.port_bpc) for _, p in reads + serial_r),
                 sum(transfer_cycles(p, self.port_bpc) for _, p in writes + serial_w), len(reads), len(writes))
+        serial_of = tuple((n, transfer_cycles(p, self.port_bpc)) for n, (_, p) in zip(names, serial_r))
         return _Traffic(int(nbytes), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
-                        bool(reads), bool(writes), sr + sw, (MEMORY_LATENCY_CYCLES + sw) if writes else 0, sr, port)
+                        bool(reads), bool(writes), sr + sw, (MEMORY_LATENCY_CYCLES + sw) if writes else 0, sr, port,
+                        serial_of)
 
     def _scratch(self, i: int, j: int, mode: str) -> Resources:
         """The on-chip arrays a stage of tasks [i, j) adds to the design: each stored tensor is
@@ -930,15 +938,19 @@ class Problem:
         return _SegResult(int(cycles), res, choice, True)
 
     def _df_serial_in(self, traffic: List[_Traffic]) -> int:
-        """The serial part of a dataflow stage's reads of the graph's own off-chip inputs, before its
-        pipeline starts: side by side where the memory has a channel for each reader (both kernels
-        give each off-chip tensor its own bundle, gmem<k mod channels>), one after another where
-        they share one. (Until stop 63 always one after another: random graph 38 on the U280, its
-        two inputs' serial parts on two bundles, was modeled 7.4% slow.)"""
-        parts = [tr.serial_in for tr in traffic if tr.serial_in]
-        if not parts:
+        """The serial part of a dataflow stage's reads (of the graph's own row-major inputs off
+        chip, and a stepped spill's first row), before its pipeline starts. Both kernels give each
+        off-chip tensor its own bundle (gmem<k mod channels>): the readers of one tensor share its
+        bundle, one after another, and different tensors' run side by side where the memory has a
+        channel for each. (Until stop 63 all one after another: random graph 38 on the U280, its
+        two inputs on two bundles, was modeled 7.4% slow.)"""
+        per: Dict[str, int] = {}
+        for tr in traffic:
+            for n, c in tr.serial_of:
+                per[n] = per.get(n, 0) + c
+        if not per:
             return 0
-        return max(max(parts), math.ceil(sum(parts) / min(len(parts), self.mem_channels)))
+        return max(max(per.values()), math.ceil(sum(per.values()) / min(len(per), self.mem_channels)))
 
     def _df_port_bound(self, traffic: List[_Traffic], starts: List[float]) -> int:
         """What the stage's transfers take on the ports they share, in the stage's pipeline time (after
