@@ -721,11 +721,11 @@ def test_a_dataflow_stage_takes_its_streams_port_cycles_on_a_one_channel_memory(
     g = pipeline.load(str(exported("conv_bn_relu", "qcdq")), {})
     prob = Problem(g, load_device(str(ROOT / "designs" / "devices" / "small.yaml")), ScheduleOptions(mode="dataflow"))
     assert prob.mem_channels == 1
-    w = _Traffic(3136, 3136, 100, False, True, 0, 100, 0, (0, 3136, 0, 1))
-    r = _Traffic(3136, 3136, 100, True, False, 2940, 0, 2940, (3136, 0, 1, 0), (("x0", 2940),))
-    assert prob._df_port_bound([w, w, w], [0.0, 10.0, 20.0]) == 9508
-    assert prob._df_port_bound([r, r], [0.0, 0.0]) == 6272 - 2 * 2940
-    assert prob._df_port_bound([r, w], [0.0, 50.0]) == 50 + 3136 + 100
+    w = _Traffic(3136, 3136, 100, False, True, 0, 100, (0, 3136, 0, 1))
+    r = _Traffic(3136, 3136, 100, True, False, 2940, 0, (3136, 0, 1, 0), (("x0", 2940),))
+    assert prob._df_port_bound([w, w, w], [0.0, 10.0, 20.0], prob._df_serial_in([w, w, w])) == 9508
+    assert prob._df_port_bound([r, r], [0.0, 0.0], prob._df_serial_in([r, r])) == 6272 - 2 * 2940
+    assert prob._df_port_bound([r, w], [0.0, 50.0], prob._df_serial_in([r, w])) == 50 + 3136 + 100
 
 
 def test_serial_reads_of_the_graph_inputs_share_one_channel_and_not_many(exported):
@@ -735,9 +735,9 @@ def test_serial_reads_of_the_graph_inputs_share_one_channel_and_not_many(exporte
     (the U280's HBM); two readers of one tensor share its bundle everywhere (random graph 24)."""
     from hlsgen.schedule.scheduler import _Traffic
     g = pipeline.load(str(exported("conv_bn_relu", "qcdq")), {})
-    a = _Traffic(1024, 256, 100, True, False, 224, 0, 224, (256, 0, 1, 0), (("x1", 224),))
-    b = _Traffic(256, 64, 100, True, False, 32, 0, 32, (64, 0, 1, 0), (("x0", 32),))
-    c = _Traffic(256, 64, 100, True, False, 32, 0, 32, (64, 0, 1, 0), (("x0", 32),))
+    a = _Traffic(1024, 256, 100, True, False, 224, 0, (256, 0, 1, 0), (("x1", 224),))
+    b = _Traffic(256, 64, 100, True, False, 32, 0, (64, 0, 1, 0), (("x0", 32),))
+    c = _Traffic(256, 64, 100, True, False, 32, 0, (64, 0, 1, 0), (("x0", 32),))
     small = Problem(g, load_device(str(ROOT / "designs" / "devices" / "small.yaml")), ScheduleOptions(mode="dataflow"))
     u280 = Problem(g, load_device("u280"), ScheduleOptions(mode="dataflow"))
     assert small._df_serial_in([a, b]) == 256 and u280.mem_channels > 1 and u280._df_serial_in([a, b]) == 224

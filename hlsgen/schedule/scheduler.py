@@ -189,7 +189,6 @@ class _Traffic(NamedTuple):
                                       # cannot overlap the compute (Problem._streams)
     tail: int = 0                     # a writer's: what follows its last row in a dataflow stage (its
                                       # serial write part and the last write response's latency)
-    serial_in: int = 0                # the serial part of its reads (of `serial`)
     port: Tuple[int, int, int, int] = (0, 0, 0, 0)  # the cycles its reads and its writes hold their
                                       # side of a port (R, W; serial parts included) and how many
                                       # streams each side has
@@ -583,7 +582,7 @@ class Problem:
                 sum(transfer_cycles(p, self.port_bpc) for _, p in writes + serial_w), len(reads), len(writes))
         serial_of = tuple((n, transfer_cycles(p, self.port_bpc)) for n, (_, p) in zip(names, serial_r))
         return _Traffic(int(nbytes), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
-                        bool(reads), bool(writes), sr + sw, (MEMORY_LATENCY_CYCLES + sw) if writes else 0, sr, port,
+                        bool(reads), bool(writes), sr + sw, (MEMORY_LATENCY_CYCLES + sw) if writes else 0, port,
                         serial_of)
 
     def _scratch(self, i: int, j: int, mode: str) -> Resources:
@@ -925,13 +924,14 @@ class Problem:
             lanes = [o.folding.vec * o.folding.pe for o in chosen]
             cycles, res, eff, depths, bott, lat, starts = full
         bytes_in = sum(tr.nbytes for tr in traffic)
-        cycles = max(cycles, math.ceil(B * bytes_in / self.total_bpc), self._df_port_bound(traffic, starts)) \
+        serial_in = self._df_serial_in(traffic)
+        cycles = max(cycles, math.ceil(B * bytes_in / self.total_bpc), self._df_port_bound(traffic, starts, serial_in)) \
             + STAGE_SWITCH_CYCLES
         # the first read's memory latency, once, before the pipeline fills, and the serial part of
         # the graph's own off-chip inputs; each writer's last response and serial part follow
         # its own end (tails, in the latency: the tasks after it overlap them)
         cycles += MEMORY_LATENCY_CYCLES * any(tr.reads for tr in traffic)
-        cycles += self._df_serial_in(traffic)
+        cycles += serial_in
         choice = {"chosen": chosen, "eff": eff, "traffic": traffic, "depths": depths, "bottleneck": i + bott,
                   "latency": lat, "scratch": scratch, "steady": eff[bott],
                   "starts": {i + k: v for k, v in enumerate(starts)}}
@@ -952,7 +952,7 @@ class Problem:
             return 0
         return max(max(per.values()), math.ceil(sum(per.values()) / min(len(per), self.mem_channels)))
 
-    def _df_port_bound(self, traffic: List[_Traffic], starts: List[float]) -> int:
+    def _df_port_bound(self, traffic: List[_Traffic], starts: List[float], serial_in: int) -> int:
         """What the stage's transfers take on the ports they share, in the stage's pipeline time (after
         the first read's latency and the serial reads): the tasks' streams share the memory's
         channels (an m_axi bundle each in both kernels, all of them on one where the memory has one
@@ -965,7 +965,7 @@ class Problem:
         r_n, w_n = sum(tr.port[2] for tr in traffic), sum(tr.port[3] for tr in traffic)
         bound = 0.0
         if r_n:
-            bound = B * r_occ / min(r_n, self.mem_channels) - self._df_serial_in(traffic)
+            bound = B * r_occ / min(r_n, self.mem_channels) - serial_in
         if w_n:
             first = min(st for st, tr in zip(starts, traffic) if tr.writes)
             bound = max(bound, first + B * w_occ / min(w_n, self.mem_channels) + MEMORY_LATENCY_CYCLES)
