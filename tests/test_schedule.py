@@ -195,22 +195,21 @@ def test_pareto_options_are_not_dominated():
 
 # ----------------------------------------------------------------------------- the search
 
-def _brute_force(prob: Problem):
-    """Every segmentation into contiguous stages, every mode per stage."""
+def _brute_force(prob: Problem, fitting: bool = False):
+    """Every segmentation into contiguous stages, every mode per stage: the fewest cycles of its
+    stages (with `fitting`, of those whose stages fit the cap together as built) and that
+    segmentation in the reports' notation."""
     n, best = prob.n, None
     for cuts in itertools.product([0, 1], repeat=n - 1):
         bounds = [0] + [k + 1 for k, c in enumerate(cuts) if c] + [n]
         segs = list(zip(bounds[:-1], bounds[1:]))
         for modes in itertools.product(["dataflow", "sequential"], repeat=len(segs)):
-            total = 0
-            for (i, j), m in zip(segs, modes):
-                r = prob.segment(i, j, m)
-                if not r.feasible:
-                    total = None
-                    break
-                total += r.cycles
-            if total is not None and (best is None or total < best):
-                best = total
+            rs = [prob.segment(i, j, m) for (i, j), m in zip(segs, modes)]
+            if not all(r.feasible for r in rs) or (fitting and not fits(prob.emitted(rs), prob.budget)):
+                continue
+            total = sum(r.cycles for r in rs)
+            if best is None or total < best[0]:
+                best = (total, " ".join(f"{m[0].upper()}{j - i}" for (i, j), m in zip(segs, modes)))
     return best
 
 
@@ -229,9 +228,14 @@ def test_auto_is_the_optimum_of_its_search_space(exported, net, device):
     # best segmentation did not fit as emitted); the whole-graph designs keep the whole budget.
     # A schedule's total is its stages plus the graph's streams, less the first switch-in
     prob.stage_budget = Resources(**s.search["stage_budget"])
-    dp = [_brute_force(prob)] if s.search["picked"] == "dp" else []
-    best = min(dp + [w.cycles for w in whole if w.feasible])
-    assert s.total_cycles == best + prob.outside_cycles()
+    singles = min(w.cycles for w in whole if w.feasible)
+    if s.search["picked"] == "dp-priced":
+        # the DP with priced resources: a design that fits, no better than the best that fits
+        # at its stage budget (pricing can miss designs off the convex hull), better than both singles
+        assert _brute_force(prob, fitting=True)[0] <= s.total_cycles - prob.outside_cycles() < singles
+    else:
+        dp = [_brute_force(prob)[0]] if s.search["picked"] == "dp" else []
+        assert s.total_cycles == min(dp + [singles]) + prob.outside_cycles()
 
 
 @pytest.mark.parametrize("net", TEST_NETS)
@@ -274,12 +278,44 @@ def test_auto_fits_as_emitted(zoo_export):
     first = rounds[0]
     whole = Problem(g, dev, ScheduleOptions(mode="auto", resource_cap=0.4)).stage_budget
     assert first["stage_budget"] == whole.as_dict() and len(first["segmentation"].split()) > 1
-    assert first["as_built"]["dsp"] > a.budget.dsp and first["outcome"] == f"does not fit as built: {first['short']}"
+    assert first["as_built"]["dsp"] > a.budget.dsp and first["outcome"].startswith(f"does not fit as built: {first['short']}")
     assert first["short"].startswith(f"dsp: needs {first['as_built']['dsp']}, cap allows {a.budget.dsp}")
     assert all(r["stage_budget"]["dsp"] < p["stage_budget"]["dsp"] for p, r in zip(rounds, rounds[1:]))
     assert "round 1: stage budget DSP" in format_schedule(a, dev)
     for f in ("dsp", "lut", "ff"):
         assert getattr(a.resources, f) == sum(getattr(st.resources, f) for st in a.stages) <= getattr(a.budget, f)
+
+
+def test_auto_prices_resources_when_its_best_does_not_fit(tmp_path):
+    """Random graph 76 on the small FPGA at a 20% cap, one lane per task (the design its build steers
+    to): the DP's best at the whole stage budget (D7 D1) needs 12 DSP where the cap allows 9, and
+    shrinking the stage budget passed over the designs that fit to whole sequential (64,716 cycles,
+    stop 63). With each stage's DSP priced in cycles the DP trades speed for fewer cores: D4 S4,
+    51,267 cycles, the fastest segmentation that fits (by brute force); simulated 51,520 (stop 64)."""
+    import onnx
+    from hlsgen.zoo.randnets import random_graph
+    onnx.save(random_graph(76)[0], tmp_path / "g76.onnx")
+    g = pipeline.load(str(tmp_path / "g76.onnx"), {})
+    dev = load_device(str(ROOT / "designs" / "devices" / "small.yaml"))
+    opts = ScheduleOptions(mode="auto", resource_cap=0.2, weights="offchip", io="offchip", max_lanes=1)
+    s = schedule(g, dev, opts)
+    seq = schedule(g, dev, replace(opts, mode="sequential"))
+    first = s.search["rounds"][0]
+    assert not fits(Resources(**first["as_built"]), s.budget) and len(first["segmentation"].split()) > 1
+    prob = Problem(g, dev, opts)
+    cycles, notation = _brute_force(prob, fitting=True)
+    assert s.search["picked"] == "dp-priced" and fits(s.resources, s.budget)
+    assert s.total_cycles == cycles + prob.outside_cycles() < seq.total_cycles
+    assert f"priced, {notation} fits ({s.total_cycles:,d} cycles)" in first["outcome"]
+    assert f"priced, {notation} fits" in format_schedule(s, dev)
+    # the prices: first at the ceiling (where the DP all but minimizes DSPs), which fits; then
+    # narrowed between the floor and the lowest price that fit
+    from hlsgen.schedule.scheduler import PRICE_CEILING, PRICE_FLOOR
+    tries = first["priced"]
+    assert tries[0]["price"] == pytest.approx(PRICE_CEILING * first["cycles"], rel=1e-6) and tries[0]["fits"]
+    assert all(first["cycles"] / PRICE_FLOOR < t["price"] < tries[0]["price"] for t in tries[1:]) and len(tries) > 3
+    assert not all(t["fits"] for t in tries)
+    assert all(t["cycles"] >= s.total_cycles for t in tries if t["fits"])
 
 
 def test_auto_splits_stages_when_it_pays(zoo_export):

@@ -161,6 +161,14 @@ def test_codenet_tiny_schedules(zoo_file):
     res = {m: schedule(g, dev, ScheduleOptions(mode=m)) for m in ("auto", "dataflow", "sequential")}
     assert res["auto"].total_cycles <= min(res["dataflow"].total_cycles, res["sequential"].total_cycles)
     assert any(t.op == "deform_conv" for st in res["auto"].stages for t in st.tasks)
+    # on the KV260 at a 40% cap the DP's best (many dataflow stages) does not fit together, and
+    # priced so that the DP all but minimizes DSPs it still does not: pricing gives up at once
+    kv = load_device("kv260")
+    a = schedule(g, kv, ScheduleOptions(mode="auto", resource_cap=0.4))
+    first = a.search["rounds"][0]
+    assert len(first["priced"]) == 1 and not first["priced"][0]["fits"], first
+    assert "priced, none fits even at the ceiling price" in first["outcome"]
+    assert a.total_cycles <= schedule(g, kv, ScheduleOptions(mode="sequential", resource_cap=0.4)).total_cycles
 
 
 def _macs(path) -> int:

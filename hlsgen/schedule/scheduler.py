@@ -30,9 +30,13 @@ contiguous stages of at most `max_segment` tasks, each stage dataflow or sequent
 own allocation under one stage budget, plus the two single-stage designs (whole-graph
 dataflow and whole-graph sequential). The DP is exact for that space at that budget because
 a stage's cost and feasibility depend only on its first and last task. Its best segmentation
-must also fit as emitted (the stages' compute added up): while it does not, the stage budget
-shrinks by the overshoot and the DP runs again (at most FIT_ROUNDS passes). Auto is never
-worse than either baseline, which are single stages at the full budget.
+must also fit as emitted (the stages' compute added up). While it does not, the DP runs again
+at the same stage budget with a price on every stage's resources (Lagrangian pricing, `_priced`:
+it then trades cycles for fewer cores, and its best that fits is a candidate), and then the stage
+budget shrinks by the overshoot and the DP runs again (at most FIT_ROUNDS passes). Auto picks the
+fastest candidate, so it is never worse than either baseline, which are single stages at the full
+budget. Pricing finds only designs on the lower convex hull of (resources, cycles): a fitting
+segmentation off that hull can be missed (docs/performance.md).
 """
 from __future__ import annotations
 
@@ -83,6 +87,10 @@ IO_GROUPS = {"onchip": (), "offchip": ("inputs", "outputs"), "offchip-inputs": (
 IO_CHOICES = ("auto", *IO_GROUPS)
 IO_PORTS = "offchip:"
 FIT_ROUNDS = 8               # auto: DP passes at shrinking stage budgets until the stages' sum fits
+PRICE_CEILING = 64           # auto, a round whose best does not fit: price resources at most 64 x the
+PRICE_FLOOR = 32             # design's cycles per whole cap (the DP then all but minimizes them), at
+                             # least 1/32 of them (about what the fastest designs trade)
+PRICE_BISECTIONS = 3         # then narrow the price between the last that did not fit and the first that did
 
 
 def io_ports(io: str) -> Optional[Tuple[Tuple[str, int], ...]]:
@@ -1280,6 +1288,59 @@ def _shrink(prob: Problem, use: Resources, full: Resources, stages: int) -> None
     prob.stage_budget = replace(prob.stage_budget, **{f: max(0, v) for f, v in shrunk.items()})
 
 
+def _priced(prob: Problem, segs, use: Resources, entry: Dict):
+    """The DP's best at this stage budget does not fit as built (`use`, its stages added up):
+    run the DP again with each stage's resources priced in cycles (a Lagrangian price on every
+    resource a tried design overshot, per unit of what the cap leaves beside the fixed part).
+    First at the ceiling price (PRICE_CEILING x the design's cycles per whole cap, where the DP
+    all but minimizes those resources): if even that does not fit, it gives up. Otherwise the
+    price is narrowed from 1/PRICE_FLOOR of the design's cycles by halving its ratio to the
+    lowest that fit, then PRICE_BISECTIONS halvings of the gap, keeping the fastest design
+    that fit. Every try is logged in `entry["priced"]`. (That design or None, segments
+    evaluated, pruned.)"""
+    base = prob.objective_cycles(segs)
+    avail = {f: max(1, getattr(prob.budget, f) - getattr(prob.fixed, f)) for f in RESOURCES}
+    over = {f for f in RESOURCES if getattr(use, f) > getattr(prob.budget, f)}
+    tried: List[Dict] = []
+    entry["priced"] = tried
+    best, counts = None, [0, 0]
+
+    def attempt(lam: float) -> Optional[bool]:
+        nonlocal best
+        found, ev, pr, _ = _dp(prob, {f: lam / avail[f] for f in over})
+        counts[0], counts[1] = counts[0] + ev, counts[1] + pr
+        if found is None:
+            return None
+        u = prob.emitted([s[3] for s in found])
+        ok = fits(u, prob.budget)
+        cycles = int(prob.objective_cycles(found))
+        tried.append({"price": round(lam, 3), "segmentation": _notation(found), "cycles": cycles, "fits": ok})
+        if ok and (best is None or cycles < prob.objective_cycles(best)):
+            best = found
+        over.update(f for f in RESOURCES if getattr(u, f) > getattr(prob.budget, f))
+        return ok
+
+    hi, seen = base * PRICE_CEILING, len(over)
+    ok = attempt(hi)
+    if ok is False and len(over) > seen:      # it overshoots another resource: price that too
+        ok = attempt(hi)
+    if ok:
+        lo = base / PRICE_FLOOR
+        while hi > 2 * lo:                      # the ratio, halved in log
+            mid = math.sqrt(lo * hi)
+            if attempt(mid):
+                hi = mid
+            else:
+                lo = mid
+        for _ in range(PRICE_BISECTIONS):       # then the gap
+            mid = (lo + hi) / 2
+            if attempt(mid):
+                hi = mid
+            else:
+                lo = mid
+    return best, counts[0], counts[1]
+
+
 def _fixed(prob: Problem) -> Schedule:
     """The segmentation the user gave (--stages), at the largest stage budget, shrunk as auto's
     is, at which its stages fit together as built."""
@@ -1321,10 +1382,13 @@ def _notation(segs) -> str:
     return format_segmentation([(m, j - i) for i, j, m, _ in segs])
 
 
-def _dp(prob: Problem):
+def _dp(prob: Problem, price: Optional[Dict[str, float]] = None):
     """The best segmentation of the task list at the problem's stage budget: (stages or None,
-    segments evaluated, segments pruned, the infeasible result of a single task if one was seen)."""
+    segments evaluated, segments pruned, the infeasible result of a single task if one was seen).
+    With `price` (cycles per unit of a resource), the best by cycles plus the price of every
+    stage's resources (Lagrangian pricing: steers the search to segmentations that use less)."""
     n, opts = prob.n, prob.opts
+    rate = [(f, w) for f, w in (price or {}).items() if w > 0]
     L = max(1, opts.max_segment)
     INF = (float("inf"), 0)
     best: List[Tuple[float, int]] = [INF] * (n + 1)
@@ -1359,7 +1423,8 @@ def _dp(prob: Problem):
                     if j - i == 1 and m == "sequential":
                         worst_short = seg
                     continue
-                key = (best[i][0] + seg.cycles, best[i][1] + 1)
+                cost = seg.cycles + sum(w * getattr(seg.res, f) for f, w in rate) if rate else seg.cycles
+                key = (best[i][0] + cost, best[i][1] + 1)
                 if key < best[j]:
                     best[j] = key
                     back[j] = (i, m, seg)
@@ -1394,10 +1459,11 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
         return prob.build([(0, n, opts.mode, seg)], opts.mode, {"space": f"single {opts.mode} stage"})
     # auto: the DP over contiguous segments. Each stage of the emitted kernels has its own cores,
     # so a segmentation fits only if its stages' compute adds up within the cap: when the DP's
-    # best does not, the budget of one stage shrinks by the overshoot and the DP runs again
+    # best does not, the DP prices the stages' resources at that budget, then the budget of one
+    # stage shrinks by the overshoot and the DP runs again
     full = prob.stage_budget
     candidates = [(f"whole-{m}", [(0, n, m, whole[m])], full) for m in ("dataflow", "sequential") if whole[m].feasible]
-    best_single = min((prob.objective_cycles(c[1]) for c in candidates), default=None)
+    best_known = min((prob.objective_cycles(c[1]) for c in candidates), default=None)
     evaluated = pruned = 0
     worst_short = None
     log: List[Dict] = []                     # every round: its budget, the DP's best and that as built
@@ -1412,12 +1478,24 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
         if ok:
             candidates.append(("dp", segs, prob.stage_budget))
             break
-        if best_single is not None and log[-1]["cycles"] >= best_single:
-            log[-1]["outcome"] += "; no faster than a single stage, stop"
+        if best_known is not None and log[-1]["cycles"] >= best_known:
+            log[-1]["outcome"] += "; no faster than a design that fits, stop"
             break                            # a smaller stage budget only makes the DP's best slower
+        # the stages the DP likes best overshoot together: price their resources, so that at this
+        # budget it trades speed for fewer cores (a fitting design the budget shrink would pass over)
+        found, ev, pr = _priced(prob, segs, use, log[-1])
+        evaluated, pruned = evaluated + ev, pruned + pr
+        if found is not None:
+            cycles = prob.objective_cycles(found)
+            candidates.append(("dp-priced", found, prob.stage_budget))
+            log[-1]["outcome"] += f"; priced, {_notation(found)} fits ({cycles:,d} cycles)"
+            best_known = cycles if best_known is None else min(best_known, cycles)
+        elif log[-1].get("priced"):
+            k = len(log[-1]["priced"])
+            log[-1]["outcome"] += "; priced, none fits" + (" even at the ceiling price" if k == 1 else f" at {k} prices")
         _shrink(prob, use, full, len(segs))
-        if best_single is not None and prob.mac_bound(0, n) >= best_single:
-            log[-1]["outcome"] += "; at the next budget even the bound loses to a single stage, stop"
+        if best_known is not None and prob.mac_bound(0, n) >= best_known:
+            log[-1]["outcome"] += "; at the next budget even the bound loses to a design that fits, stop"
             break
     over = next((r["short"] for r in log if r["short"]), None)
     if not candidates and over:
