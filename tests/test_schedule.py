@@ -17,7 +17,7 @@ from hlsgen.schedule import ScheduleOptions, device_names, load_device, schedule
 from hlsgen.schedule.cost import (Folding, Resources, bram18_blocks, budget, evaluate, fits, foldings, pareto_options,
                                   uram_blocks)
 from hlsgen.report.schedule import format_schedule
-from hlsgen.schedule.schedule import parse_segmentation
+from hlsgen.schedule.schedule import format_segmentation, parse_segmentation
 from hlsgen.schedule.scheduler import Problem
 
 from conftest import ROOT, run_cli
@@ -209,7 +209,7 @@ def _brute_force(prob: Problem, fitting: bool = False):
                 continue
             total = sum(r.cycles for r in rs)
             if best is None or total < best[0]:
-                best = (total, " ".join(f"{m[0].upper()}{j - i}" for (i, j), m in zip(segs, modes)))
+                best = (total, format_segmentation([(m, j - i) for (i, j), m in zip(segs, modes)]))
     return best
 
 

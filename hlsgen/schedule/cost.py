@@ -69,13 +69,17 @@ def budget(device: Device, cap: float) -> Resources:
     return Resources(*(int(math.floor(device.resource(k) * cap)) for k in RESOURCES))
 
 
+def over_cap(use: Resources, limit: Resources) -> List[str]:
+    """The resources (RESOURCES' names) of which `use` needs more than `limit` allows."""
+    return [k for k in RESOURCES if getattr(use, k) > getattr(limit, k)]
+
+
 def shortfall(use: Resources, limit: Resources) -> List[str]:
     """Human-readable list of resources over the limit, worst first."""
     out = []
-    for k in RESOURCES:
+    for k in over_cap(use, limit):
         u, l = getattr(use, k), getattr(limit, k)
-        if u > l:
-            out.append((u / max(l, 1), f"{k}: needs {u}, cap allows {l} (short by {u - l})"))
+        out.append((u / max(l, 1), f"{k}: needs {u}, cap allows {l} (short by {u - l})"))
     return [m for _, m in sorted(out, key=lambda x: -x[0])]
 
 

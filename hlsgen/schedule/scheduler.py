@@ -53,8 +53,8 @@ from ..ir.graph import Graph
 from ..ir.types import container_bits
 from ..ops import OPS
 from .cost import (BRAM18_BITS, PIPELINE_BASE_DEPTH, URAM_BITS, Folding, Resources, TaskOption, beat_lanes, budget, core_dsp,
-                   default_port_bits, evaluate, fifo, fits, onchip_bits, pareto, pareto_options, pools_dsp, port_bytes_per_cycle, shortfall,
-                   storage, transfer_cycles)
+                   default_port_bits, evaluate, fifo, fits, onchip_bits, over_cap, pareto, pareto_options, pools_dsp,
+                   port_bytes_per_cycle, shortfall, storage, transfer_cycles)
 from .device import RESOURCES, Device, port_bits_ok
 from .schedule import Buffer, Schedule, Stage, TaskPlan, format_segmentation, parse_segmentation
 
@@ -519,17 +519,16 @@ class Problem:
         p = self.prod[name]
         return not (i <= p and self.last[name] < j)
 
-    def _streams(self, k: int, i: int, j: int, mode: str) -> Tuple[List[Tuple[float, float]], ...]:
+    def _streams(self, k: int, i: int, j: int, mode: str) -> Tuple[List[Tuple], ...]:
         """The off-chip reads and writes of task k (bytes each, for one input) in stage [i, j) that
-        overlap its compute, and the reads and writes that do not (serial), each as (bytes, the
-        port's bytes of the cycles it takes). An activation transfer whose beat is wider than
+        overlap its compute, each as (bytes, the port's bytes of the cycles it takes), and the
+        reads and writes that do not (serial), each as (bytes, port bytes, its tensor). An activation transfer whose beat is wider than
         --max-lanes moves fewer of its elements a cycle on chip (cost.beat_lanes), so it holds
         the port for more cycles than its bytes."""
         t = self.tasks[k]
         reads, writes, serial_r, serial_w = [], [], [], []
-        names: List[str] = []                   # the tensor of each serial read, in serial_r's order
         if self.nests[k].free:
-            return reads, writes, serial_r, serial_w, names
+            return reads, writes, serial_r, serial_w
         if self.weight_place[k] == "offchip":    # in containers of 8/16/32 bits, as both kernels read them
             nest = self.nests[k]
             wbytes = nest.weights * container_bits(nest.weight_bits) / 8
@@ -552,27 +551,23 @@ class Problem:
             shape = self.g.tensors[n].shape
             if n in self.io_off and len(shape) == 4 and shape[1] > 1 and shape[2] * shape[3] > 1:
                 part = b * (shape[1] - 1) / shape[1]
-                (serial_w if out else serial_r).append((part, part * slow))
-                if not out:
-                    names.append(n)
+                (serial_w if out else serial_r).append((part, part * slow, n))
                 b = b / shape[1]
             elif slow > 1 and len(shape) == 4 and shape[1] > 1 and shape[2] * shape[3] > 1:
                 # a spill is pixel-major off chip: its on-chip rows complete a pixel row of every
                 # channel (C x W elements) at a time, so the first such row a stepped stream reads,
                 # or the last it writes, waits beside the compute, not under it (at the port's rate
                 # that wait is within a burst's rounding)
-                (serial_w if out else serial_r).append((0.0, shape[1] * shape[3] * cw / 8 * slow))
-                if not out:
-                    names.append(n)
+                (serial_w if out else serial_r).append((0.0, shape[1] * shape[3] * cw / 8 * slow, n))
             (writes if out else reads).append((b, b * slow))
-        return reads, writes, serial_r, serial_w, names
+        return reads, writes, serial_r, serial_w
 
     def _traffic(self, k: int, i: int, j: int, mode: str) -> _Traffic:
         """Task k's off-chip transfers for one input. Its streams share the memory's channels
         (port_bpc each): the transfer overlaps the task's compute; the latency does not (the
         first read's, the last write response's), nor the serial part of the graph's own
         off-chip inputs and outputs."""
-        reads, writes, serial_r, serial_w, names = self._streams(k, i, j, mode)
+        reads, writes, serial_r, serial_w = self._streams(k, i, j, mode)
         if not reads + writes:
             return _Traffic(0, 0, 0, False, False)
         lanes = min(len(reads + writes), self.mem_channels)
@@ -583,12 +578,12 @@ class Problem:
                   transfer_cycles(sum(b for b, _ in reads + writes), self.port_bpc * lanes),
                   *(transfer_cycles(sum(p for _, p in side), self.port_bpc) for side in (reads, writes)
                     if any(p > b for b, p in side)))
-        sr = sum(transfer_cycles(p, self.port_bpc) for _, p in serial_r)
-        sw = sum(transfer_cycles(p, self.port_bpc) for _, p in serial_w)
-        nbytes = sum(b for b, _ in reads + writes) + sum(b for b, _ in serial_r) + sum(b for b, _ in serial_w)
-        port = (sum(transfer_cycles(p, self.port_bpc) for _, p in reads + serial_r),
-                sum(transfer_cycles(p, self.port_bpc) for _, p in writes + serial_w), len(reads), len(writes))
-        serial_of = tuple((n, transfer_cycles(p, self.port_bpc)) for n, (_, p) in zip(names, serial_r))
+        serial_of = tuple((n, transfer_cycles(p, self.port_bpc)) for _, p, n in serial_r)
+        sr = sum(c for _, c in serial_of)
+        sw = sum(transfer_cycles(p, self.port_bpc) for _, p, _ in serial_w)
+        nbytes = sum(b for b, _ in reads + writes) + sum(b for b, _, _ in serial_r) + sum(b for b, _, _ in serial_w)
+        port = (sum(transfer_cycles(p, self.port_bpc) for _, p in reads) + sr,
+                sum(transfer_cycles(p, self.port_bpc) for _, p in writes) + sw, len(reads), len(writes))
         return _Traffic(int(nbytes), cyc, MEMORY_LATENCY_CYCLES * (bool(reads) + bool(writes)),
                         bool(reads), bool(writes), sr + sw, (MEMORY_LATENCY_CYCLES + sw) if writes else 0, port,
                         serial_of)
@@ -1300,15 +1295,15 @@ def _priced(prob: Problem, segs, use: Resources, entry: Dict):
     evaluated, pruned.)"""
     base = prob.objective_cycles(segs)
     avail = {f: max(1, getattr(prob.budget, f) - getattr(prob.fixed, f)) for f in RESOURCES}
-    over = {f for f in RESOURCES if getattr(use, f) > getattr(prob.budget, f)}
+    over = set(over_cap(use, prob.budget))
     tried: List[Dict] = []
     entry["priced"] = tried
-    best, counts = None, [0, 0]
+    best, evaluated, pruned = None, 0, 0
 
     def attempt(lam: float) -> Optional[bool]:
-        nonlocal best
+        nonlocal best, evaluated, pruned
         found, ev, pr, _ = _dp(prob, {f: lam / avail[f] for f in over})
-        counts[0], counts[1] = counts[0] + ev, counts[1] + pr
+        evaluated, pruned = evaluated + ev, pruned + pr
         if found is None:
             return None
         u = prob.emitted([s[3] for s in found])
@@ -1317,7 +1312,7 @@ def _priced(prob: Problem, segs, use: Resources, entry: Dict):
         tried.append({"price": round(lam, 3), "segmentation": _notation(found), "cycles": cycles, "fits": ok})
         if ok and (best is None or cycles < prob.objective_cycles(best)):
             best = found
-        over.update(f for f in RESOURCES if getattr(u, f) > getattr(prob.budget, f))
+        over.update(over_cap(u, prob.budget))
         return ok
 
     hi, seen = base * PRICE_CEILING, len(over)
@@ -1338,7 +1333,7 @@ def _priced(prob: Problem, segs, use: Resources, entry: Dict):
                 hi = mid
             else:
                 lo = mid
-    return best, counts[0], counts[1]
+    return best, evaluated, pruned
 
 
 def _fixed(prob: Problem) -> Schedule:
