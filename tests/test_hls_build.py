@@ -272,6 +272,12 @@ def test_vitis_targets_name_the_missing_tool(exported, tmp_path):
     assert "csynth_design" in (out / "scripts" / "csynth.tcl").read_text()
     assert "set_part xcu280" in (out / "scripts" / "project.tcl").read_text()
     assert make(out, "clean").returncode == 0 and not (out / "build").exists()
+    # `make help` is the Makefile's head comment, every target of it (stop 65: it had stopped
+    # short of synth-yosys and clean)
+    r = make(out, "-s", "help")
+    phony = next(l for l in (out / "Makefile").read_text().splitlines() if l.startswith(".PHONY:")).split()[1:]
+    assert r.returncode == 0 and not any(l.startswith(("#", "PYTHON")) for l in r.stdout.splitlines()), r.stdout
+    assert all(f"make {t}" in r.stdout for t in phony if t != "help"), (phony, r.stdout)
 
 
 def _children_cpu() -> float:

@@ -161,6 +161,12 @@ def test_a_core_yosys_fails_on_is_named_and_the_others_are_synthesized(exported,
     assert "error" in first["datapath"] and "yosys" not in first["datapath"], first["datapath"]
     assert all(c["datapath"]["yosys"]["LUT"] > 0 for c in rest), rest
     assert doc["design"]["datapath"] == {"failed": [0]}, doc["design"]
+    # JOBS (Yosys runs side by side) that is not a count stops before any Yosys run, in one line
+    for bad in ("0", "two", "-1"):
+        r = subprocess.run(["make", "-s", "-C", str(out), "synth-yosys", "SCOPE=datapath", f"JOBS={bad}"],
+                           capture_output=True, text=True, timeout=60)
+        lines = [l for l in r.stderr.splitlines() if not l.startswith(("make: ", "make["))]
+        assert r.returncode != 0 and len(lines) == 1 and f"JOBS='{bad}' is not a whole number" in lines[0], r.stderr
 
 
 def test_no_core_control_multiplies_or_divides(exported, tmp_path):
@@ -266,6 +272,13 @@ def test_synth_yosys_whole_design_and_its_memory(exported, tmp_path):
     DSP48E2 count is the model's: the glue around the cores multiplies nothing into DSPs."""
     doc, r = synth(exported, tmp_path, "pointwise", "dataflow", scope="design", weights="offchip")
     assert doc["scope"] == ["top", "mem"] and "the whole design:" in r.stdout, r.stdout[-2000:]
+    # the top's run and the memory's go side by side (one per core by default): together they
+    # take less time than one after the other would
+    from hlsgen_sim.synth_design import default_jobs
+    runs = [doc["design"]["top"], doc["act_mem_synth"]["decode"], *doc["act_mem_synth"]["regions"]]
+    assert doc["jobs"] == default_jobs() and all(x["seconds"] > 0 for x in runs), runs
+    if doc["jobs"] > 1:
+        assert sum(x["seconds"] for x in runs) > 1.2 * doc["seconds"], ([x["seconds"] for x in runs], doc["seconds"])
     top = doc["design"]["top"]["yosys"]
     assert top["DSP48E2"] == doc["design"]["model_design"]["dsp"] > 0, (top, doc["design"])
     (c,) = doc["cores"]

@@ -28,11 +28,15 @@ beside the device's resources (`whole_design`).
 import argparse
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable, Dict, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent          # OUT/sim/hlsgen_sim
 sys.path.insert(0, str(HERE.parent))
@@ -43,6 +47,71 @@ from hlsgen_sim import yosys  # noqa: E402
 def _error(model: float, measured: float):
     """(model - measured) / measured, the sign convention of sim.json's cycle_error."""
     return None if measured == 0 else round((model - measured) / measured, 4)
+
+
+# each Yosys run, a WebAssembly program, may take up to 4 GiB (docs/rtl.md)
+YOSYS_GIB = 4
+
+
+def default_jobs() -> int:
+    """Yosys runs side by side by default: one per core this process may use, as many as the
+    memory available holds at YOSYS_GIB each (Linux's MemAvailable; cores alone elsewhere)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        with open("/proc/meminfo") as f:
+            kib = next(int(l.split()[1]) for l in f if l.startswith("MemAvailable:"))
+        cpus = min(cpus, kib // (YOSYS_GIB << 20))
+    except (OSError, StopIteration, ValueError, IndexError):
+        pass
+    return max(1, cpus)
+
+
+class Runs:
+    """The Yosys runs of one `make synth-yosys`, `jobs` of them side by side (threads, each
+    waiting on its own Yosys process). A run prints a line when it starts and one when it ends,
+    both naming it, so that the lines of runs side by side can be told apart. A run whose key an
+    earlier one has is not run again: its future is the earlier run's."""
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+        self._pool = ThreadPoolExecutor(max_workers=jobs)
+        self._runs: Dict[object, Future] = {}
+        self._lock = threading.Lock()
+
+    def say(self, line: str) -> None:
+        with self._lock:
+            print(line, file=sys.stderr, flush=True)
+
+    def submit(self, key, name: str, start: str, fn: Callable[[], Dict[str, int]],
+               describe: Callable[[Dict[str, int]], str],
+               explain: Callable[[BaseException], str] = lambda exc: "") -> Tuple[Future, bool]:
+        """Run fn (Yosys's cell counts) as `name` (`start`: the line saying what it synthesizes)
+        unless a run with `key` was submitted; (its future, whether it is a new run). The future
+        gives {"yosys": resources, "seconds"} or {"error", "kind", "seconds"}; describe(resources)
+        is the end line's figures, explain(exc) what a failure's line and error add."""
+        if key in self._runs:
+            return self._runs[key], False
+        fut = self._pool.submit(self._run, name, start, fn, describe, explain)
+        self._runs[key] = fut
+        return fut, True
+
+    def _run(self, name, start, fn, describe, explain) -> dict:
+        self.say(f"synth-yosys {start} ...")
+        t = time.perf_counter()
+        try:
+            r = {"yosys": yosys.resources(fn())}
+        except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
+            # the other runs are still worth their figures: note this one and go on
+            r = {"error": (str(exc) + explain(exc))[-1500:], "kind": getattr(exc, "kind", "timeout")}
+        r["seconds"] = round(time.perf_counter() - t, 1)
+        if "error" in r:
+            self.say(f"synth-yosys {name}: FAILED after {r['seconds']:.0f} s: {r['error'][-300:]}")
+        else:
+            self.say(f"synth-yosys {name}: {describe(r['yosys'])} ({r['seconds']:.0f} s)")
+        return r
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
 
 
 def _synth(out: Path, c: dict, what: str) -> dict:
@@ -128,82 +197,81 @@ def _synth_decode(out: Path, mems: list) -> dict:
                              frontend="slang", slang_options=opts)
 
 
-def synth_memory(out: Path):
+def synth_memory(out: Path, runs: Runs):
     """`make synth-yosys SCOPE=mem` (Yosys found): every memory of the activation memory through Yosys, the
     figures per region (its copies added) beside the plan's model of it, the totals, and the top
-    memory's decode around them (`act_mem_synth`). Returns (exit code, results/yosys.json's document,
-    the summary line); the document is None where there is nothing to write."""
+    memory's decode around them (`act_mem_synth`). Submits the runs to `runs` and returns
+    `finish`, which waits for them and gives (exit code, results/yosys.json's document, the
+    summary line); the document is None where there is nothing to write."""
     design = json.loads((out / "sim" / "design.json").read_text())
     am = design["synth"]["act_mem"]
     plan = am.get("banking")
     if not plan or not am.get("memories") or "params" not in am["memories"][0]:
         print("make synth-yosys SCOPE=mem: sim/design.json has no bank plan with its memories' parameters: rebuild "
               "the project with this hlsgen (hlsgen build ... --force)", file=sys.stderr)
-        return 2, None, ""
+        return lambda: (2, None, "")
     t0 = time.perf_counter()
-    done: dict = {}
-    regions: dict = {}
-    failed = []
     mems = am["memories"]
+    futures = []
     for k, m in enumerate(mems):
         p = m["params"]
-        key = json.dumps(p, sort_keys=True)
         reg = plan["regions"][m["region"]]
-        if key not in done:
-            model = {"bram18": reg["bank_storage"]["bram18"], "lut": reg["bank_storage"]["lut"] + reg["logic"]["lut"]}
-            copies = max(1, int(reg["copies"]))
-            print(f"synth-yosys mem [{k + 1}/{len(mems)}] {m['name']}: {'x'.join(map(str, m['dims']))} words of "
-                  f"{p.get('RB', p['SB'])} bits in {reg['banks']} banks, {p['NR']} read and {p['NW']} write ports"
-                  f"{'' if p.get('SHARE', 1) else ' (no read shares a port)'}, "
-                  f"{p['PR'] + p['PW']} routed port-bank pairs (modeled for the region"
-                  f"{f', its {copies} copies together' if copies > 1 else ''}: {model['bram18']} BRAM18, "
-                  f"{model['lut']:,} LUT) ...", file=sys.stderr, flush=True)
-            t = time.perf_counter()
-            try:
-                done[key] = {"yosys": yosys.resources(yosys.yosys_cells(
-                    out / "build" / "yosys" / "mem" / m["name"], [out / "rtl" / "hlsgen_bank_mem.sv"],
-                    "hlsgen_bank_mem", p, frontend="slang"))}
-            except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
-                done[key] = {"error": str(exc)[-1500:]}
-            done[key]["seconds"] = round(time.perf_counter() - t, 1)
-            if "error" in done[key]:
-                print(f"  FAILED after {done[key]['seconds']:.0f} s: {done[key]['error'][-300:]}", file=sys.stderr,
-                      flush=True)
-            else:
-                y = done[key]["yosys"]
-                print(f"  {y['BRAM18']} BRAM18, {y['URAM']} URAM, {y['LUT']:,} LUT ({y['LUTRAM']:,} as memory), "
-                      f"{y['FF']:,} FF, {y['DSP48E2']} DSP48E2 ({done[key]['seconds']:.0f} s)", file=sys.stderr,
-                      flush=True)
-        else:
-            print(f"synth-yosys mem [{k + 1}/{len(mems)}] {m['name']}: the same parameters as an earlier memory",
-                  file=sys.stderr)
-        r = regions.setdefault(m["region"], {"region": reg["region"], "memories": [], "yosys": dict.fromkeys(MEM_KEYS, 0),
-                                             "model": {"storage": reg["bank_storage"], "logic": reg["logic"]}})
-        r["memories"].append(m["name"])
-        if "error" in done[key]:
-            failed.append(m["name"])
-            r["error"] = done[key]["error"]
-        else:
-            for key2 in MEM_KEYS:
-                r["yosys"][key2] += done[key]["yosys"][key2]
-    print(f"synth-yosys mem: hlsgen_top_mem's decode around its {len(mems)} memories (each a black box) ...",
-          file=sys.stderr, flush=True)
+        name = f"mem [{k + 1}/{len(mems)}] {m['name']}"
+        model = {"bram18": reg["bank_storage"]["bram18"], "lut": reg["bank_storage"]["lut"] + reg["logic"]["lut"]}
+        copies = max(1, int(reg["copies"]))
+        start = (f"{name}: {'x'.join(map(str, m['dims']))} words of "
+                 f"{p.get('RB', p['SB'])} bits in {reg['banks']} banks, {p['NR']} read and {p['NW']} write ports"
+                 f"{'' if p.get('SHARE', 1) else ' (no read shares a port)'}, "
+                 f"{p['PR'] + p['PW']} routed port-bank pairs (modeled for the region"
+                 f"{f', its {copies} copies together' if copies > 1 else ''}: {model['bram18']} BRAM18, "
+                 f"{model['lut']:,} LUT)")
+        fut, new = runs.submit(
+            ("mem", json.dumps(p, sort_keys=True)), name, start,
+            lambda p=p, m=m: yosys.yosys_cells(out / "build" / "yosys" / "mem" / m["name"],
+                                               [out / "rtl" / "hlsgen_bank_mem.sv"], "hlsgen_bank_mem", p,
+                                               frontend="slang"),
+            lambda y: (f"{y['BRAM18']} BRAM18, {y['URAM']} URAM, {y['LUT']:,} LUT ({y['LUTRAM']:,} as memory), "
+                       f"{y['FF']:,} FF, {y['DSP48E2']} DSP48E2"))
+        if not new:
+            runs.say(f"synth-yosys {name}: the same parameters as an earlier memory")
+        futures.append((fut, new))
     dmodel = plan.get("decode")           # the build's model of it (act_mem.DECODE_FIT; none in older builds)
-    t = time.perf_counter()
-    try:
-        decode = {"yosys": yosys.resources(_synth_decode(out, mems))}
-        y = decode["yosys"]
-        print(f"  {y['LUT']:,} LUT, {y['FF']:,} FF", file=sys.stderr, flush=True)
-    except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
-        decode = {"error": str(exc)[-1500:]}
+
+    def explain(exc: BaseException) -> str:
         # yowasp's Yosys has WebAssembly's 4 GB: thousands of constant divides (splits not by bits) exhaust it
-        if getattr(exc, "kind", "") == "memory":
-            decode["error"] += (f" (Yosys, built to WebAssembly, most likely ran out of its 4 GB: the lanes' "
-                                f"address splits take {dmodel['inputs']['divides'] if dmodel else 'some'} constant "
-                                "divides; docs/rtl.md)")
+        if getattr(exc, "kind", "") != "memory":
+            return ""
+        return (f" (Yosys, built to WebAssembly, most likely ran out of its 4 GB: the lanes' address splits take "
+                f"{dmodel['inputs']['divides'] if dmodel else 'some'} constant divides; docs/rtl.md)")
+
+    decode_future, _ = runs.submit(
+        ("mem", "decode"), "mem decode",
+        f"mem decode: hlsgen_top_mem's decode around its {len(mems)} memories (each a black box)",
+        lambda: _synth_decode(out, mems), lambda y: f"{y['LUT']:,} LUT, {y['FF']:,} FF", explain)
+    return lambda: _memory_doc(plan, mems, futures, decode_future, dmodel, t0)
+
+
+def _memory_doc(plan: dict, mems: list, futures: list, decode_future: Future, dmodel: Optional[dict], t0: float):
+    """synth_memory's `finish`: its runs' figures, per region and in total, beside the plan's model."""
+    regions: dict = {}
+    failed = []
+    for m, (fut, new) in zip(mems, futures):
+        res = fut.result()
+        reg = plan["regions"][m["region"]]
+        r = regions.setdefault(m["region"], {"region": reg["region"], "memories": [], "yosys": dict.fromkeys(MEM_KEYS, 0),
+                                             "model": {"storage": reg["bank_storage"], "logic": reg["logic"]},
+                                             "seconds": 0.0})
+        r["memories"].append(m["name"])
+        r["seconds"] = round(r["seconds"] + res["seconds"] * new, 1)    # a memory like an earlier one took none
+        if "error" in res:
+            failed.append(m["name"])
+            r["error"] = res["error"]
+        else:
+            for key in MEM_KEYS:
+                r["yosys"][key] += res["yosys"][key]
+    decode = dict(decode_future.result())
+    if "error" in decode:
         failed.append("hlsgen_top_mem (decode)")
-        print(f"  FAILED: {decode['error'][-300:]}", file=sys.stderr, flush=True)
-    decode["seconds"] = round(time.perf_counter() - t, 1)
     if dmodel:
         decode["model"] = {k: dmodel[k] for k in ("lut", "ff")}
     rows = [regions[i] for i in sorted(regions)]
@@ -252,54 +320,60 @@ def _planned(am: dict) -> str:
             "synthesizes it")
 
 
-def synth_cores(out: Path, scope: str):
-    """The cores (scope all, core, datapath) or the design with its memory a black box (top):
-    (exit code, results/yosys.json's document, the summary line)."""
+def synth_cores(out: Path, scope: str, runs: Runs):
+    """The cores (scope all, core, datapath) or the design with its memory a black box (top).
+    Submits the runs to `runs` and returns `finish`, which waits for them and gives (exit code,
+    results/yosys.json's document, the summary line)."""
     scopes = {"all": ("core", "datapath"), "core": ("core",), "datapath": ("datapath",), "top": ()}[scope]
     design = json.loads((out / "sim" / "design.json").read_text())
     syn = design["synth"]
     t0 = time.perf_counter()
-    done = {}
-    cores = []
-    failed = []
+    futures = {}
     n = len(syn["cores"])
     for k, c in enumerate(syn["cores"]):
         p = c["params"]
         desc = (f"core{c['index']} ({c['mode']}, {', '.join(c['tasks'])}): lanes {p['MV']}x{p['MP']}x{p['MS']}, "
                 f"{p['NU']} MAC units, {p['NRQ']} requantizers, {p['ML']} elementwise")
-        entry = dict(c)
         for what in scopes:
             # a core with the parameters and table contents of an earlier one is not synthesized again
-            key = synth_key(out, c, what)
-            if key not in done:
-                print(f"synth-yosys [{k + 1}/{n}] {what} of {desc} ...", file=sys.stderr, flush=True)
-                t = time.perf_counter()
-                try:
-                    done[key] = {"yosys": yosys.resources(_synth(out, c, what))}
-                except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
-                    # the other cores are still worth synthesizing: note this one and go on
-                    done[key] = {"error": str(exc)[-1500:]}
-                done[key]["seconds"] = round(time.perf_counter() - t, 1)
-            else:
-                print(f"synth-yosys [{k + 1}/{n}] {what} of core{c['index']}: the same parameters as an earlier "
-                      "core", file=sys.stderr)
-            entry[what] = dict(done[key])
+            fit = (f"; the whole core fitted: {c['fitted']['lut']:,} LUT, {c['fitted']['ff']:,} FF"
+                   if what == "core" else "")
+            fut, new = runs.submit(
+                synth_key(out, c, what), f"[{k + 1}/{n}] {what} of core{c['index']}", f"[{k + 1}/{n}] {what} of {desc}",
+                lambda c=c, what=what: _synth(out, c, what),
+                lambda res, c=c, fit=fit: (f"{res['DSP48E2']} DSP48E2 (model {c['model']['dsp']}), {res['LUT']:,} LUT "
+                                           f"({res['LUTRAM']:,} as memory), {res['FF']:,} FF, {res['BRAM18']} BRAM18 "
+                                           f"(model for the datapath: {c['model']['lut']:,} LUT, "
+                                           f"{c['model']['ff']:,} FF{fit})"))
+            if not new:
+                runs.say(f"synth-yosys [{k + 1}/{n}] {what} of core{c['index']}: the same parameters as an earlier core")
+            futures[c["index"], what] = fut
+    if scope == "top":
+        futures["top"], _ = runs.submit(
+            "top", "top",
+            f"top: the whole design (hlsgen_top: its {n} cores, stream ports, m_axi bundles and control; the activation "
+            "memory a black box)", lambda: _synth_top(out, design),
+            lambda res: f"{res['DSP48E2']} DSP48E2, {res['LUT']:,} LUT, {res['FF']:,} FF, {res['BRAM18']} BRAM18")
+    return lambda: _cores_doc(scope, scopes, syn, futures, t0)
+
+
+def _cores_doc(scope: str, scopes: tuple, syn: dict, futures: dict, t0: float):
+    """synth_cores's `finish`: its runs' figures, per core and for the design, beside the model."""
+    cores = []
+    failed = []
+    for c in syn["cores"]:
+        entry = dict(c)
+        for what in scopes:
+            entry[what] = dict(futures[c["index"], what].result())
             if "error" in entry[what]:
                 failed.append(f"core{c['index']} ({what})")
-                print(f"  {what}: FAILED after {entry[what]['seconds']:.0f} s: {entry[what]['error'][-300:]}",
-                      file=sys.stderr, flush=True)
                 continue
             res = entry[what]["yosys"]
             entry[what]["dsp_error"] = _error(c["model"]["dsp"], res["DSP48E2"])
-            fit = ""
             if what == "core":             # the whole core beside its fitted model (CORE_FIT)
                 entry[what]["fitted"] = c["fitted"]
                 entry[what]["lut_error"] = _error(c["fitted"]["lut"], res["LUT"])
                 entry[what]["ff_error"] = _error(c["fitted"]["ff"], res["FF"])
-                fit = f"; the whole core fitted: {c['fitted']['lut']:,} LUT, {c['fitted']['ff']:,} FF"
-            print(f"  {what}: {res['DSP48E2']} DSP48E2 (model {c['model']['dsp']}), {res['LUT']:,} LUT "
-                  f"({res['LUTRAM']:,} as memory), {res['FF']:,} FF, {res['BRAM18']} BRAM18 (model for the "
-                  f"datapath: {c['model']['lut']:,} LUT, {c['model']['ff']:,} FF{fit})", file=sys.stderr, flush=True)
         cores.append(entry)
     keys = ("LUT", "LUTRAM", "FF", "DSP48E2", "BRAM18", "URAM")
     model_cores = {k: sum(c["model"][k] for c in cores) for k in ("dsp", "lut", "ff")}
@@ -307,20 +381,16 @@ def synth_cores(out: Path, scope: str):
     design_doc = {"model_sum_of_cores": model_cores, "fitted_sum_of_cores": fitted, "model_design": syn["model_design"],
                   "stages": len({c["stage"] for c in cores})}
     if scope == "top":
-        print(f"synth-yosys: the whole design (hlsgen_top: its {n} cores, stream ports, m_axi bundles and control; the "
-              f"activation memory a black box) ...", file=sys.stderr, flush=True)
-        t = time.perf_counter()
-        try:
-            res = yosys.resources(_synth_top(out, design))
-            design_doc["top"] = {"yosys": res, "dsp_error_cores": _error(model_cores["dsp"], res["DSP48E2"]),
-                                 "dsp_error_design": _error(syn["model_design"]["dsp"], res["DSP48E2"]),
-                                 # the fitted cores against the top without its memory (which also
-                                 # holds the stream ports, m_axi bundles, control and row counters)
-                                 "lut_error_fitted_cores": _error(fitted["lut"], res["LUT"])}
-        except (yosys.YosysError, subprocess.TimeoutExpired) as exc:
-            design_doc["top"] = {"error": str(exc)[-1500:]}
+        design_doc["top"] = dict(futures["top"].result())
+        if "error" in design_doc["top"]:
             failed.append("hlsgen_top")
-        design_doc["top"]["seconds"] = round(time.perf_counter() - t, 1)
+        else:
+            res = design_doc["top"]["yosys"]
+            design_doc["top"].update({"dsp_error_cores": _error(model_cores["dsp"], res["DSP48E2"]),
+                                      "dsp_error_design": _error(syn["model_design"]["dsp"], res["DSP48E2"]),
+                                      # the fitted cores against the top without its memory (which also
+                                      # holds the stream ports, m_axi bundles, control and row counters)
+                                      "lut_error_fitted_cores": _error(fitted["lut"], res["LUT"])})
     for what in scopes:
         if any("error" in c[what] for c in cores):   # no total of a part of the design
             design_doc[what] = {"failed": [c["index"] for c in cores if "error" in c[what]]}
@@ -381,18 +451,26 @@ def synth_cores(out: Path, scope: str):
 DEVICE_KEYS = (("LUT", "lut"), ("FF", "ff"), ("DSP48E2", "dsp"), ("BRAM18", "bram18"), ("URAM", "uram"))
 
 
-def synth_whole(out: Path):
+def synth_whole(out: Path, runs: Runs):
     """`SCOPE=design`: the design with its memory a black box (top), the memory (mem), and their
-    sum beside the device's resources (report.json's device): (exit code, document, line)."""
-    rc, doc, line = synth_cores(out, "top")
-    rc_mem, mem, mem_line = synth_memory(out)
+    sum beside the device's resources (report.json's device). The two scopes' runs go side by
+    side; returns `finish`, which gives (exit code, document, line)."""
+    t0 = time.perf_counter()
+    finish_top, finish_mem = synth_cores(out, "top", runs), synth_memory(out, runs)
+    return lambda: _whole_doc(out, finish_top(), finish_mem(), t0)
+
+
+def _whole_doc(out: Path, top_result: tuple, mem_result: tuple, t0: float):
+    """synth_whole's `finish`: top and mem added up, beside the device and the build's model."""
+    rc, doc, line = top_result
+    rc_mem, mem, mem_line = mem_result
     if mem is None:
         return rc_mem, doc, ""
     doc["scope"] = ["top", "mem"]
     doc["figures"] += ". The activation memory: " + mem["figures"]
     doc["not_synthesized"] = "nothing: SCOPE=design is SCOPE=top and SCOPE=mem together"
     doc["act_mem_synth"] = mem["act_mem_synth"]
-    doc["seconds"] = round(doc["seconds"] + mem["seconds"], 1)
+    doc["seconds"] = round(time.perf_counter() - t0, 1)
     top, am = doc["design"]["top"].get("yosys"), mem["act_mem_synth"]["with_decode"]
     if rc or rc_mem or top is None or am is None:
         return rc or rc_mem or 1, doc, ""
@@ -418,20 +496,35 @@ def main(argv=None) -> int:
                     help="the whole cores, their datapaths, or both (default); top: the whole design, "
                          "its activation memory a black box; mem: the activation memory, a region at a time, "
                          "and its decode; design: top and mem, summed and set beside the device")
-    scope = ap.parse_args(argv).scope
+    ap.add_argument("--jobs", default="",
+                    help=f"Yosys runs side by side (make synth-yosys JOBS=N); default: one per core, as many as "
+                         f"the memory available holds at {YOSYS_GIB} GiB each")
+    args = ap.parse_args(argv)
+    if args.jobs and not (args.jobs.isdigit() and int(args.jobs) >= 1):
+        print(f"make synth-yosys: JOBS={args.jobs!r} is not a whole number of Yosys runs side by side: give JOBS=1 or "
+              "more, or leave it out for one per core", file=sys.stderr)
+        return 2
     try:
         yosys.find_yosys()
     except yosys.YosysError as exc:
         print(f"make synth-yosys: {exc}", file=sys.stderr)
         return 2
     out = HERE.parents[1]
-    rc, doc, line = {"mem": synth_memory, "design": synth_whole}.get(scope, lambda o: synth_cores(o, scope))(out)
+    runs = Runs(int(args.jobs) if args.jobs else default_jobs())
+    try:
+        finish = {"mem": synth_memory, "design": synth_whole}.get(
+            args.scope, lambda o, r: synth_cores(o, args.scope, r))(out, runs)
+        rc, doc, line = finish()
+    finally:
+        runs.close()
     if doc is not None:
+        doc["jobs"] = runs.jobs
         _write(out, doc)
+    side = f", {runs.jobs} Yosys runs side by side" if runs.jobs > 1 else ""
     if rc == 0:
-        print(f"synth-yosys: {line}. Wrote results/yosys.json ({doc['seconds']:.0f} s)")
+        print(f"synth-yosys: {line}. Wrote results/yosys.json ({doc['seconds']:.0f} s{side})")
     elif doc is not None:
-        print(f"make synth-yosys: wrote results/yosys.json ({doc['seconds']:.0f} s)", file=sys.stderr)
+        print(f"make synth-yosys: wrote results/yosys.json ({doc['seconds']:.0f} s{side})", file=sys.stderr)
     return rc
 
 
