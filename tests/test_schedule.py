@@ -229,10 +229,15 @@ def test_auto_is_the_optimum_of_its_search_space(exported, net, device):
     # A schedule's total is its stages plus the graph's streams, less the first switch-in
     prob.stage_budget = Resources(**s.search["stage_budget"])
     singles = min(w.cycles for w in whole if w.feasible)
-    if s.search["picked"] == "dp-priced":
-        # the DP with priced resources: a design that fits, no better than the best that fits
-        # at its stage budget (pricing can miss designs off the convex hull), better than both singles
-        assert _brute_force(prob, fitting=True)[0] <= s.total_cycles - prob.outside_cycles() < singles
+    if s.search["picked"] in ("dp-priced", "dp-exact"):
+        # a round whose DP best did not fit: its priced or exact search found a design that fits,
+        # better than both singles; where the exact search finished (it gives up past
+        # EXACT_LABELS partial designs), the fastest that fits at its stage budget
+        (rnd,) = [r for r in s.search["rounds"] if r["stage_budget"] == s.search["stage_budget"]]
+        best_fit = _brute_force(prob, fitting=True)[0]
+        assert best_fit <= s.total_cycles - prob.outside_cycles() < singles
+        if not rnd["exact"]["outcome"].startswith("gave up"):
+            assert s.total_cycles - prob.outside_cycles() == best_fit, rnd
     else:
         dp = [_brute_force(prob)[0]] if s.search["picked"] == "dp" else []
         assert s.total_cycles == min(dp + [singles]) + prob.outside_cycles()
@@ -316,6 +321,40 @@ def test_auto_prices_resources_when_its_best_does_not_fit(tmp_path):
     assert all(first["cycles"] / PRICE_FLOOR < t["price"] < tries[0]["price"] for t in tries[1:]) and len(tries) > 3
     assert not all(t["fits"] for t in tries)
     assert all(t["cycles"] >= s.total_cycles for t in tries if t["fits"])
+
+
+def test_auto_finds_a_design_off_pricings_hull(tmp_path, monkeypatch):
+    """Random graph 76 on the small FPGA at a 20% cap, at full width: the DP's best (D5 D2 D1)
+    needs 25 DSP where the cap allows 9, and pricing goes from designs that do not fit straight
+    to whole sequential (S8, 18,302 cycles): D1 D2 S5 (18,199) fits too but lies above the lower
+    convex hull of (DSPs, cycles), where no price reaches it (stop 64). The exact search at that
+    stage budget (a shortest path under the cap over partial designs, `_exact`) finds it, the
+    fastest segmentation that fits by brute force. With room for fewer partial designs than it
+    needs, it gives up, says so, and pricing's design stands."""
+    import onnx
+    from hlsgen.schedule import scheduler
+    from hlsgen.zoo.randnets import random_graph
+    onnx.save(random_graph(76)[0], tmp_path / "g76.onnx")
+    g = pipeline.load(str(tmp_path / "g76.onnx"), {})
+    dev = load_device(str(ROOT / "designs" / "devices" / "small.yaml"))
+    opts = ScheduleOptions(mode="auto", resource_cap=0.2, weights="offchip", io="offchip")
+    s = schedule(g, dev, opts)
+    first = s.search["rounds"][0]
+    assert not fits(Resources(**first["as_built"]), s.budget)
+    prob = Problem(g, dev, opts)
+    cycles, notation = _brute_force(prob, fitting=True)
+    priced = min(t["cycles"] for t in first["priced"] if t["fits"])
+    assert s.search["picked"] == "dp-exact" and fits(s.resources, s.budget)
+    assert s.total_cycles == cycles + prob.outside_cycles() < priced, (s.total_cycles, priced)
+    assert first["exact"]["outcome"] == f"{notation} fits ({s.total_cycles:,d} cycles)"
+    assert f"exact search, {notation} fits" in format_schedule(s, dev)
+    assert 0 < first["exact"]["labels"] <= scheduler.EXACT_LABELS
+    # the give-up path: pricing's design, the exact search's outcome saying why
+    monkeypatch.setattr(scheduler, "EXACT_LABELS", 2)
+    s2 = schedule(g, dev, opts)
+    first2 = s2.search["rounds"][0]
+    assert first2["exact"]["outcome"] == "gave up: more than 2 partial designs"
+    assert s2.search["picked"] != "dp-exact" and s2.total_cycles == priced
 
 
 def test_auto_splits_stages_when_it_pays(zoo_export):

@@ -76,9 +76,10 @@ def _budget_text(r: Dict) -> str:
 def _fit_rounds(s: Schedule) -> List[str]:
     """The stage-budget search (auto, or the segmentation --stages fixed) when it took more than
     one round or priced resources: at each stage budget the segmentation built, its cycles and its
-    resources as built (every stage on its own cores and memories), and what pricing found."""
+    resources as built (every stage on its own cores and memories), and what pricing and the
+    exact search found."""
     rounds = s.search.get("rounds") or []
-    if len(rounds) < 2 and not any(r.get("priced") for r in rounds):
+    if len(rounds) < 2 and not any(r.get("priced") or r.get("exact") for r in rounds):
         return []
     out = [f"stage budget search: {len(rounds)} round{'s' * (len(rounds) != 1)} (picked {s.search.get('picked')}); each stage has its own "
            f"cores and memories, so a segmentation's resources add up"]

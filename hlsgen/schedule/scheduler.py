@@ -35,8 +35,10 @@ at the same stage budget with a price on every stage's resources (Lagrangian pri
 it then trades cycles for fewer cores, and its best that fits is a candidate), and then the stage
 budget shrinks by the overshoot and the DP runs again (at most FIT_ROUNDS passes). Auto picks the
 fastest candidate, so it is never worse than either baseline, which are single stages at the full
-budget. Pricing finds only designs on the lower convex hull of (resources, cycles): a fitting
-segmentation off that hull can be missed (docs/performance.md).
+budget. Pricing finds only designs on the lower convex hull of (resources, cycles), so after it an
+exact search at the same budget (`_exact`: the shortest path under the cap, the stages' cycles and
+resources adding up) finds the fastest segmentation that fits, where one is faster than the best
+known; it gives up past EXACT_LABELS partial designs (docs/performance.md).
 """
 from __future__ import annotations
 
@@ -91,6 +93,7 @@ PRICE_CEILING = 64           # auto, a round whose best does not fit: price reso
 PRICE_FLOOR = 32             # design's cycles per whole cap (the DP then all but minimizes them), at
                              # least 1/32 of them (about what the fastest designs trade)
 PRICE_BISECTIONS = 3         # then narrow the price between the last that did not fit and the first that did
+EXACT_LABELS = 4000          # then the exact search at that budget keeps at most this many partial designs
 
 
 def io_ports(io: str) -> Optional[Tuple[Tuple[str, int], ...]]:
@@ -1336,6 +1339,88 @@ def _priced(prob: Problem, segs, use: Resources, entry: Dict):
     return best, evaluated, pruned
 
 
+def _exact(prob: Problem, bound: Optional[int], entry: Dict):
+    """The fastest segmentation whose stages fit the cap together as built, at this stage
+    budget, if one is faster than `bound` (objective cycles; None: no bound): a label-setting
+    search for the shortest path under the cap (the stages' cycles and resources add up, so a
+    partial design, tasks [0, j) in stages, is a label (cycles, resources); a label that another
+    at the same j beats in cycles and every resource is dropped, as is one over the cap or whose
+    cycles plus a lower bound on the rest reach `bound`). Exact where pricing reaches only the
+    lower convex hull of (resources, cycles). It gives up when it holds more than EXACT_LABELS
+    labels. Logged in `entry["exact"]`. (That design or None, segments evaluated, pruned.)"""
+    n, L = prob.n, max(1, prob.opts.max_segment)
+    fixed, cap = prob.fixed.as_tuple(), prob.budget.as_tuple()
+    room = tuple(c - f for c, f in zip(cap, fixed))
+    fastest = [min(o.cycles for o in ol) for ol in prob.options]
+    prefix = np.concatenate([[0], np.cumsum(fastest)]).tolist()
+    # the rest, tasks [j, n), in any stages: never faster than its slowest task's fastest folding
+    # nor than its multiplies at the stage budget's DSPs (mac_bound adds up over stages)
+    rest = [0] * (n + 1)
+    slowest = 0
+    for j in range(n - 1, -1, -1):
+        slowest = max(slowest, fastest[j])
+        rest[j] = max(slowest, prob.mac_bound(j, n)) + STAGE_SWITCH_CYCLES
+    limit = float("inf") if bound is None else bound - prob.outside_cycles()
+    # labels[j]: (cycles, resources beside the fixed part, back: (label, i, mode, segment))
+    labels: List[List[Tuple[int, Tuple[int, ...], Optional[Tuple]]]] = [[] for _ in range(n + 1)]
+    labels[0].append((0, (0,) * len(room), None))
+    kept = evaluated = pruned = 0
+    gave_up = False
+    for i in range(n):
+        if not labels[i]:
+            continue
+        quickest = min(lab[0] for lab in labels[i])
+        slow = 0
+        for j in range(i + 1, min(n, i + L) + 1):
+            slow = max(slow, fastest[j - 1])
+            for m in ("dataflow", "sequential"):
+                lb = max(slow, prob.mac_bound(i, j), prefix[j] - prefix[i] if m == "sequential" else 0)
+                if quickest + lb + STAGE_SWITCH_CYCLES + rest[j] >= limit:
+                    pruned += 1
+                    continue
+                seg = prob.segment(i, j, m)
+                evaluated += 1
+                if not seg.feasible:
+                    continue
+                r = seg.res.as_tuple()
+                for lab in labels[i]:
+                    c = lab[0] + seg.cycles
+                    if c + rest[j] >= limit:
+                        continue
+                    use = tuple(a + b for a, b in zip(lab[1], r))
+                    if any(u > f for u, f in zip(use, room)):
+                        continue
+                    here = labels[j]
+                    if any(o[0] <= c and all(a <= b for a, b in zip(o[1], use)) for o in here):
+                        continue
+                    kept -= len(here)
+                    here[:] = [o for o in here if not (c <= o[0] and all(a <= b for a, b in zip(use, o[1])))]
+                    here.append((c, use, (lab, i, m, seg)))
+                    kept += len(here)
+                    if j == n:
+                        limit = min(limit, c)
+                if kept > EXACT_LABELS:
+                    gave_up = True
+                    break
+            if gave_up:
+                break
+        if gave_up:
+            break
+    found = None
+    if not gave_up and labels[n]:
+        lab, j, found = min(labels[n], key=lambda x: x[0]), n, []
+        while lab[2] is not None:
+            prev, i, m, seg = lab[2]
+            found.append((i, j, m, seg))
+            lab, j = prev, i
+        found.reverse()
+    entry["exact"] = {"labels": kept, "segments": evaluated, "pruned": pruned,
+                      "outcome": (f"gave up: more than {EXACT_LABELS:,} partial designs" if gave_up else
+                                  f"{_notation(found)} fits ({int(prob.objective_cycles(found)):,d} cycles)" if found
+                                  else "none fits faster" + (f" than {bound:,d} cycles" if bound is not None else ""))}
+    return found, evaluated, pruned
+
+
 def _fixed(prob: Problem) -> Schedule:
     """The segmentation the user gave (--stages), at the largest stage budget, shrunk as auto's
     is, at which its stages fit together as built."""
@@ -1488,6 +1573,15 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
         elif log[-1].get("priced"):
             k = len(log[-1]["priced"])
             log[-1]["outcome"] += "; priced, none fits" + (" even at the ceiling price" if k == 1 else f" at {k} prices")
+        # pricing reaches the lower convex hull of (resources, cycles): the exact search at this
+        # budget finds a design off it that fits and is faster, where there is one
+        found, ev, pr = _exact(prob, best_known, log[-1])
+        evaluated, pruned = evaluated + ev, pruned + pr
+        log[-1]["outcome"] += "; exact search, " + log[-1]["exact"]["outcome"]
+        if found is not None:
+            cycles = int(prob.objective_cycles(found))
+            candidates.append(("dp-exact", found, prob.stage_budget))
+            best_known = cycles if best_known is None else min(best_known, cycles)
         _shrink(prob, use, full, len(segs))
         if best_known is not None and prob.mac_bound(0, n) >= best_known:
             log[-1]["outcome"] += "; at the next budget even the bound loses to a design that fits, stop"
