@@ -349,6 +349,14 @@ def test_auto_finds_a_design_off_pricings_hull(tmp_path, monkeypatch):
     assert first["exact"]["outcome"] == f"{notation} fits ({s.total_cycles:,d} cycles)"
     assert f"exact search, {notation} fits" in format_schedule(s, dev)
     assert 0 < first["exact"]["labels"] <= scheduler.EXACT_LABELS
+    # the report lists auto's designs that fit, fastest first: the exact search's, then pricing's
+    # and whole sequential (the same S8)
+    cands = s.search["candidates"]
+    assert cands[0] == {"name": "dp-exact", "segmentation": notation, "cycles": s.total_cycles}
+    assert [c["cycles"] for c in cands] == sorted(c["cycles"] for c in cands) and cands[-1]["cycles"] == priced
+    assert {c["name"] for c in cands} == {"dp-exact", "dp-priced", "whole-sequential"}
+    assert f"fastest first (the first is this schedule): dp-exact {notation} {s.total_cycles:,d} cycles;" in \
+        format_schedule(s, dev)
     # the give-up path: pricing's design, the exact search's outcome saying why
     monkeypatch.setattr(scheduler, "EXACT_LABELS", 2)
     s2 = schedule(g, dev, opts)

@@ -65,6 +65,10 @@ def format_schedule(s: Schedule, device: Device) -> str:
                  f"{s.macs:,d} MACs per input, {gops:.2f} GOPS; off-chip traffic {_kb(s.offchip_bytes)}; "
                  f"weights {'resident on chip' if s.weights_resident else 'streamed from off-chip'}")
     lines.append("resources: " + resource_line(s.resources, device, s.budget))
+    cands = s.search.get("candidates") or []
+    if len(cands) > 1:
+        lines.append(f"auto's designs that fit, fastest first (the first is this schedule): "
+                     + "; ".join(f"{c['name']} {c['segmentation']} {c['cycles']:,d} cycles" for c in cands))
     lines.extend(_fit_rounds(s))
     return "\n".join(lines)
 

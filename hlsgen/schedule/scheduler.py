@@ -1595,11 +1595,15 @@ def schedule(graph: Graph, device: Device, opts: ScheduleOptions = ScheduleOptio
     if not candidates:
         _infeasible(prob, f"model {graph.name!r} (some task even alone)", worst_short or whole["sequential"],
                     _mode_advice("auto"))
-    name, segs, stage_budget = min(candidates, key=lambda c: (prob.objective_cycles(c[1]), len(c[1])))
+    ranked = sorted(candidates, key=lambda c: (prob.objective_cycles(c[1]), len(c[1])))
+    name, segs, stage_budget = ranked[0]
     prob.stage_budget = stage_budget
     search = {"space": f"contiguous segments of at most {max(1, opts.max_segment)} tasks, each dataflow or sequential, "
                        f"plus the whole-graph dataflow and sequential designs",
               "segments_evaluated": evaluated, "segments_costed": evaluated - prob.cache_hits,
               "segments_pruned_by_bound": pruned, "tasks": n, "picked": name,
-              "stage_budget": stage_budget.as_dict(), "rounds": log}
+              "stage_budget": stage_budget.as_dict(), "rounds": log,
+              # every design that fits which auto weighed, fastest first (the first is the one built)
+              "candidates": [{"name": c[0], "segmentation": _notation(c[1]), "cycles": int(prob.objective_cycles(c[1]))}
+                             for c in ranked]}
     return prob.build(segs, "auto", search)
