@@ -362,17 +362,20 @@ def cmd_build(a) -> int:
     free = [flag for flag, key in STEER_FLAGS if key not in o] if a.rtl_fit == "steer" else []
     steer = None
     if not syn["fits"] and free:
+        fewer = opts.mode == "auto" and not opts.stages
         step(5, f"the RTL as modeled does not fit {device.name} ({_over(syn, device)}): trying "
-                f"{', '.join(_tried(s, opts, free))}")
-        best = _fitting_trial(g, s, device, values, opts, free, say=lambda m: step(5, f"  {m}"))
+                f"{', '.join(_tried(s, opts, free))}" + (", each with auto's designs of fewer stages where its pick does "
+                                                         "not fit" if fewer else ""))
+        best = _fitting_trial(g, s, device, values, opts, free, say=lambda m: step(5, f"  {m}"), fewer_stages=fewer)
         if best is not None:
             setting, t, tsyn, way = best.setting, best.schedule, best.syn, best.way
-            steer = {"setting": setting, "instead_of": _instead_of(s, opts, way), "why": best.why,
+            steer = {"setting": setting, "instead_of": _instead_of(s, opts, way, setting), "why": best.why,
                      "first_cycles": int(s.total_cycles), "first_lut": syn["whole"]["lut"],
                      "first_share_of_device": syn["share_of_device"]["lut"], "first_over": _over(syn, device),
                      "wider_tasks": None}
             wider = _wider_tasks(g, t, device, values, way, best.value, best.above, lambda m: step(5, f"  {m}")) \
-                if way.flag == "--max-lanes" and opts.max_beat_lanes is None else None
+                if way is not None and way.flag == "--max-lanes" and opts.max_beat_lanes is None and "--stages" not in setting \
+                else None
             if wider is not None:
                 steer["wider_tasks"] = {"setting": wider[0], "cycles": int(wider[1].total_cycles),
                                         "lut": wider[2]["whole"]["lut"],
@@ -528,32 +531,60 @@ def _tried(s, opts, flags, pairs=False, refined=True) -> list:
     return [w.tried(refined) for w in _ways(s, opts, flags) + (_ways(s, opts, flags, pairs=True) if pairs else [])]
 
 
-def _instead_of(s, opts, way: _Way) -> str:
-    """What the first schedule had where the one steered along `way` has its setting."""
+def _instead_of(s, opts, way: Optional[_Way], setting: str = "") -> str:
+    """What the first schedule had where the one steered along `way` (None: none, the options
+    given) has its setting (with --stages in it: one of auto's designs with fewer stages)."""
     was = {"--port-bits": f"--port-bits {s.port_bits}", "--resource-cap": f"--resource-cap {opts.resource_cap:g}",
            "--max-lanes": f"tasks up to {_widest(s)} lanes"}
-    return ", ".join(was[f] for f in ((way.fixed or [None])[0], way.flag) if f)
+    parts = [was[f] for f in ((way.fixed or [None])[0], way.flag) if f] if way else []
+    if "--stages" in setting:
+        parts.append(f"auto's {s.search.get('picked')} design ({s.segmentation})")
+    return ", ".join(parts)
 
 
-def _attempt(g, device, values, setting, trial, say):
+def _attempt(g, device, values, setting, trial, say, beyond=" none tried beyond", label=None):
     """A trial schedule (options `trial`, shown as `setting`) and its RTL as modeled, rendered in
-    memory: (schedule, its rtl_synthesis_model), or None where it does not schedule. `say`
-    hears its outcome."""
+    memory: (schedule, its rtl_synthesis_model, setting), or None where it does not schedule.
+    `say` hears its outcome (`label`, else `setting`; `beyond`: what a failure means for the
+    trials after it)."""
+    label = label or setting
     from .backends.vitis.project import render, share_text
     from .schedule import schedule
     try:
         t = schedule(g, device, trial)
         syn = json.loads(render(g, t, device, values)["report.json"])["rtl_synthesis_model"]
     except HlsgenError as exc:    # the scheduler refuses it: nothing further along this way fits either
-        say(f"{setting}: no schedule ({str(exc).split(':')[0]}); none tried beyond")
+        say(f"{label}: no schedule ({str(exc).split(':')[0]});{beyond}")
         return None
     except Exception as exc:      # a trial is optional: the first schedule is built, whatever a trial does,
-        say(f"{setting}: the trial failed ({type(exc).__name__}: {exc}); none tried beyond")   # but says so
+        say(f"{label}: the trial failed ({type(exc).__name__}: {exc});{beyond}")   # but says so
         return None
     short = "" if syn["fits"] else f", does not fit ({_over(syn, device)})"
-    say(f"{setting}: {syn['whole']['lut']:,} LUT ({share_text(syn['share_of_device']['lut'])}), "
+    say(f"{label}: {syn['whole']['lut']:,} LUT ({share_text(syn['share_of_device']['lut'])}), "
         f"{t.total_cycles:,} cycles{short}")
-    return t, syn
+    return t, syn, setting
+
+
+def _fewer_stages(g, device, values, setting, trial, got, say):
+    """Where auto's pick at `trial` (got: _attempt's) does not fit as modeled: auto's other
+    designs that fit the cap with fewer stages than it (search.candidates, fastest first), each
+    built as a fixed segmentation (--stages): fewer cores, whose control and memory ports the
+    schedule does not price, may fit where the pick does not. The first whose RTL fits, as
+    _attempt gives it, else `got`."""
+    import dataclasses
+    t, seen = got[0], set()
+    for c in t.search.get("candidates", [])[1:]:
+        if len(c["segmentation"].split()) < len(t.stages) and c["segmentation"] not in seen:
+            seen.add(c["segmentation"])
+            more = f"{setting} --stages '{c['segmentation']}'".strip()
+            alt = _attempt(g, device, values, more, dataclasses.replace(trial, stages=c["segmentation"]), say,
+                           beyond="", label=f"{more} (auto's {c['name']} design)")
+            if alt is not None and alt[1]["fits"]:
+                return alt
+    return got
+
+
+FEWER_STAGES_WHY = "fewer stages have fewer cores, whose control and memory ports the schedule does not price"
 
 
 class _Fit(NamedTuple):
@@ -568,40 +599,65 @@ class _Fit(NamedTuple):
     above: float
 
 
-def _fitting_trial(g, s, device, values, opts, flags, say=None):
+def _fitting_trial(g, s, device, values, opts, flags, say=None, fewer_stages=False):
     """The fastest schedule along the ways of `flags` (_ways) whose RTL as modeled fits, each
     rendered in memory (MODELED): a _Fit, or None where none does.
     Along each way, the first value that fits (the least given up), then refined between it and
     the last that did not fit (_Way.finer). Where no way alone fits, the pairs of ways
-    (_ways(pairs=True)). `say` hears each trial's outcome."""
+    (_ways(pairs=True)). With `fewer_stages` (auto, no --stages given), a value at which auto's
+    pick does not fit also tries auto's designs with fewer stages (_fewer_stages), first at the
+    options given. Where one of those fits, the refinement goes on to where auto's pick fits, or
+    else the way goes on to the first value at which it does; of all that fit along the way the
+    fastest is kept (of equals, the least given up). `say` hears each trial's outcome."""
     say = say or (lambda msg: None)
 
-    def attempt(setting, trial):
-        return _attempt(g, device, values, setting, trial, say)
+    def attempt(setting, trial, others=fewer_stages):
+        got = _attempt(g, device, values, setting, trial, say)
+        if got is not None and not got[1]["fits"] and others:
+            got = _fewer_stages(g, device, values, setting, trial, got, say)
+        return got
 
     best = None
+    if fewer_stages and len(s.stages) > 1:       # the options given, with fewer stages
+        got = _fewer_stages(g, device, values, "", opts, (s, {"fits": False}, ""), say)
+        if got[1]["fits"]:
+            best = _Fit(got[2], got[0], got[1], FEWER_STAGES_WHY, None, None, None)
     for pairs in (False, True):
         ways = _ways(s, opts, flags, pairs=pairs)
-        if best is not None or not ways:
+        if best is not None and pairs or not ways:
             break
         if pairs:
             say(f"nothing fits along one way: trying {', '.join(w.tried(True) for w in ways)}")
         for way in ways:
             above = way.start                  # the last value that does not fit
-            for v in way.values:
+            for k, v in enumerate(way.values):
                 got = attempt(way.setting(v), way.options(v))
                 if got is None:
                     break
                 if not got[1]["fits"]:
                     above = v
                     continue
+                fits = [(got, v)]
                 for n in way.finer(g, device, v, above):
                     finer = attempt(way.setting(n), way.options(n))
                     if finer is not None and finer[1]["fits"]:
-                        v, got = n, finer
-                        break
+                        fits.append((finer, n))
+                        if finer[2] == way.setting(n):           # auto's pick: the widest that fits
+                            break
+                if all(f[2] != way.setting(w) for f, w in fits):   # auto's designs with fewer stages
+                    for w in way.values[k + 1:]:                     # alone: auto's pick further on
+                        own = attempt(way.setting(w), way.options(w), others=False)
+                        if own is None:
+                            break
+                        if own[1]["fits"]:
+                            fits.append((own, w))
+                            break
+                # the fastest (of equals, the least given up): along a way a wider setting is
+                # faster for one segmentation, not across auto's designs
+                got, v = min(fits, key=lambda f: (f[0][0].total_cycles, -f[1]))
                 if best is None or got[0].total_cycles < best.schedule.total_cycles:
-                    best = _Fit(way.setting(v), got[0], got[1], way.why, way, v, above)
+                    why = way.why if got[2] == way.setting(v) else f"{way.why}; {FEWER_STAGES_WHY}"
+                    best = _Fit(got[2], got[0], got[1], why, way, v, above)
                 break
     return best
 

@@ -25,6 +25,9 @@ FOUND = {
     80: "a concat's and a slice's 63 lanes step through 3 rows of a 3-channel input at a time",
     124: "a sequential core's slice gathers only the channel it keeps, not its whole input",
     154: "a sequential stage of data movement alone: its unused requantizer tail failed g++ -Werror in csim",
+    # stop 65
+    56: "auto's exact search picked S6 D2 for 2 modeled cycles; its three cores' RTL first fit at 4 lanes "
+        "(+1.6% simulated against stop 64's S8 at 9 lanes): the steering now tries auto's designs with fewer stages",
 }
 # random_graph's seeds (stop 62)
 FOUND_GRAPH = {

@@ -254,6 +254,36 @@ def test_hostile_onnx_names_build_and_simulate(tmp_path):
     assert not list(tmp_path.rglob("PWNED*")) and not list(ROOT.glob("PWNED*"))
 
 
+def test_the_steering_tries_autos_designs_with_fewer_stages(tmp_path):
+    """Random chain 56 (the small FPGA at a 20% cap, 32-bit ports, its input and output off chip):
+    auto's pick, S6 D2 (the exact search's, 2 cycles faster than whole sequential as modeled),
+    has three cores, whose control and memory ports the schedule does not price; its RTL first
+    fits at 4 lanes (2,709 cycles). At each width the steering also tries auto's designs with
+    fewer stages (search.candidates, as --stages): whole sequential fits at 9 lanes, faster, and
+    is built (stop 65); `hlsgen build` with the setting it names builds the same design."""
+    from hlsgen.zoo.randnets import random_design
+    model, _, (dev, opts, _) = random_design("chain", 56, SMALL)
+    import onnx
+    onnx.save(model, tmp_path / "m.onnx")
+    b = run_cli("build", tmp_path / "m.onnx", "--device", dev, *opts, "-o", tmp_path / "a")
+    rep = report(tmp_path / "a")
+    st = rep["rtl_fit_steered"]
+    assert b.returncode == 0 and rep["rtl_synthesis_model"]["fits"] and st["setting"].endswith("--stages 'S8'"), b.stderr
+    assert st["setting"].startswith("--max-lanes ") and "auto's dp-exact design (S6 D2)" in st["instead_of"], st
+    assert "fewer stages have fewer cores" in st["why"] and rep["segmentation"] == "S8", st
+    # the trials name auto's design they try; auto's own pick fits first at narrower tasks, slower
+    assert "(auto's whole-sequential design)" in b.stderr and "(auto's dp-priced design)" not in b.stderr, b.stderr
+    lanes = int(st["setting"].split()[1])
+    own = run_cli("build", tmp_path / "m.onnx", "--device", dev, *opts, "--max-lanes", "4", "-o", tmp_path / "own")
+    assert own.returncode == 0 and report(tmp_path / "own")["segmentation"] == "S6 D2" and lanes > 4
+    assert rep["total_cycles"] < report(tmp_path / "own")["total_cycles"], (rep["total_cycles"], b.stderr)
+    # the setting it names, given: the same project
+    again = run_cli("build", tmp_path / "m.onnx", "--device", dev, *opts, "--max-lanes", str(lanes), "--stages", "S8",
+                    "-o", tmp_path / "b")
+    assert again.returncode == 0 and report(tmp_path / "b")["rtl_fit_steered"] is None, again.stderr
+    assert (tmp_path / "a" / "rtl" / "hlsgen_top.sv").read_text() == (tmp_path / "b" / "rtl" / "hlsgen_top.sv").read_text()
+
+
 def test_vitis_targets_name_the_missing_tool(exported, tmp_path):
     out = tmp_path / "prj"
     assert run_cli("build", exported("pointwise", "qcdq"), "--device", "u280", "-o", out).returncode == 0
