@@ -358,14 +358,14 @@ def cmd_build(a) -> int:
     files = render(g, s, device, values)
     syn = json.loads(files["report.json"])["rtl_synthesis_model"]
     # where the RTL as modeled does not fit, the build steers by the options the user did not
-    # give (here or in the design), and hints only by those given
+    # give (here or in the design), and hints only by those given; with auto and no --stages,
+    # also through auto's designs with fewer stages
     free = [flag for flag, key in STEER_FLAGS if key not in o] if a.rtl_fit == "steer" else []
+    fewer = a.rtl_fit == "steer" and opts.mode == "auto" and not opts.stages
+    tried = _tried(s, opts, free) + ([FEWER_STAGES_TRIED] if fewer else [])
     steer = None
-    if not syn["fits"] and free:
-        fewer = opts.mode == "auto" and not opts.stages
-        step(5, f"the RTL as modeled does not fit {device.name} ({_over(syn, device)}): trying "
-                f"{', '.join(_tried(s, opts, free))}" + (", each with auto's designs of fewer stages where its pick does "
-                                                         "not fit" if fewer else ""))
+    if not syn["fits"] and tried:
+        step(5, f"the RTL as modeled does not fit {device.name} ({_over(syn, device)}): trying {', '.join(tried)}")
         best = _fitting_trial(g, s, device, values, opts, free, say=lambda m: step(5, f"  {m}"), fewer_stages=fewer)
         if best is not None:
             setting, t, tsyn, way = best.setting, best.schedule, best.syn, best.way
@@ -414,9 +414,9 @@ def cmd_build(a) -> int:
               f", where the schedule's own figure, {s.resources.lut:,} LUT, prices the cores' datapaths, not "
               f"their control nor the memory's routing ({out}/report.md, \"The RTL as synthesis builds it\"); a larger "
               "device, or a lower --resource-cap or --max-lanes for narrower cores, leaves room", file=sys.stderr)
-        if free:
-            print(f"note: nothing the build tried fits ({', '.join(_tried(s, opts, free, pairs=True, refined=False))})",
-                  file=sys.stderr)
+        if tried:
+            every = _tried(s, opts, free, pairs=True, refined=False) + ([FEWER_STAGES_TRIED] if fewer else [])
+            print(f"note: nothing the build tried fits ({', '.join(every)})", file=sys.stderr)
         best = _fitting_trial(g, s, device, values, opts, [f for f, _ in STEER_FLAGS if f not in free])
         if best is not None:
             setting, t, tsyn, why = best.setting, best.schedule, best.syn, best.why
@@ -565,14 +565,14 @@ def _attempt(g, device, values, setting, trial, say, beyond=" none tried beyond"
     return t, syn, setting
 
 
-def _fewer_stages(g, device, values, setting, trial, got, say):
-    """Where auto's pick at `trial` (got: _attempt's) does not fit as modeled: auto's other
-    designs that fit the cap with fewer stages than it (search.candidates, fastest first), each
-    built as a fixed segmentation (--stages): fewer cores, whose control and memory ports the
-    schedule does not price, may fit where the pick does not. The first whose RTL fits, as
-    _attempt gives it, else `got`."""
+def _fewer_stages(g, device, values, setting, trial, t, say):
+    """Where auto's pick `t` at options `trial` (shown as `setting`) does not fit as modeled:
+    auto's other designs that fit the cap with fewer stages than it (search.candidates, fastest
+    first), each built as a fixed segmentation (--stages): fewer cores, whose control and memory
+    ports the schedule does not price, may fit where the pick does not. The first whose RTL
+    fits, as _attempt gives it, else None."""
     import dataclasses
-    t, seen = got[0], set()
+    seen = set()
     for c in t.search.get("candidates", [])[1:]:
         if len(c["segmentation"].split()) < len(t.stages) and c["segmentation"] not in seen:
             seen.add(c["segmentation"])
@@ -581,10 +581,11 @@ def _fewer_stages(g, device, values, setting, trial, got, say):
                            beyond="", label=f"{more} (auto's {c['name']} design)")
             if alt is not None and alt[1]["fits"]:
                 return alt
-    return got
+    return None
 
 
 FEWER_STAGES_WHY = "fewer stages have fewer cores, whose control and memory ports the schedule does not price"
+FEWER_STAGES_TRIED = "auto's designs with fewer stages (--stages) where its pick does not fit"
 
 
 class _Fit(NamedTuple):
@@ -614,14 +615,13 @@ def _fitting_trial(g, s, device, values, opts, flags, say=None, fewer_stages=Fal
     def attempt(setting, trial, others=fewer_stages):
         got = _attempt(g, device, values, setting, trial, say)
         if got is not None and not got[1]["fits"] and others:
-            got = _fewer_stages(g, device, values, setting, trial, got, say)
+            got = _fewer_stages(g, device, values, setting, trial, got[0], say) or got
         return got
 
     best = None
-    if fewer_stages and len(s.stages) > 1:       # the options given, with fewer stages
-        got = _fewer_stages(g, device, values, "", opts, (s, {"fits": False}, ""), say)
-        if got[1]["fits"]:
-            best = _Fit(got[2], got[0], got[1], FEWER_STAGES_WHY, None, None, None)
+    got = _fewer_stages(g, device, values, "", opts, s, say) if fewer_stages else None   # at the options given
+    if got is not None:
+        best = _Fit(got[2], got[0], got[1], FEWER_STAGES_WHY, None, None, None)
     for pairs in (False, True):
         ways = _ways(s, opts, flags, pairs=pairs)
         if best is not None and pairs or not ways:

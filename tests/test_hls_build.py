@@ -282,6 +282,18 @@ def test_the_steering_tries_autos_designs_with_fewer_stages(tmp_path):
                     "-o", tmp_path / "b")
     assert again.returncode == 0 and report(tmp_path / "b")["rtl_fit_steered"] is None, again.stderr
     assert (tmp_path / "a" / "rtl" / "hlsgen_top.sv").read_text() == (tmp_path / "b" / "rtl" / "hlsgen_top.sv").read_text()
+    # with every steering option given (the lanes too), auto's designs with fewer stages are still
+    # tried at the options given: whole sequential at 9 lanes fits where S6 D2 does not
+    given = run_cli("build", tmp_path / "m.onnx", "--device", dev, *opts, "--max-lanes", str(lanes), "-o", tmp_path / "c")
+    st = report(tmp_path / "c")["rtl_fit_steered"]
+    assert given.returncode == 0 and st["setting"] == "--stages 'S8'" and "warning" not in given.stderr, given.stderr
+    assert st["instead_of"] == "auto's dp-exact design (S6 D2)" and st["why"].startswith("fewer stages have fewer cores"), st
+    assert (tmp_path / "c" / "rtl" / "hlsgen_top.sv").read_text() == (tmp_path / "b" / "rtl" / "hlsgen_top.sv").read_text()
+    # --rtl-fit warn keeps auto's pick
+    warn = run_cli("build", tmp_path / "m.onnx", "--device", dev, *opts, "--max-lanes", str(lanes), "--rtl-fit", "warn",
+                   "-o", tmp_path / "d")
+    assert warn.returncode == 0 and "warning: the RTL as modeled does not fit" in warn.stderr
+    assert report(tmp_path / "d")["segmentation"] == "S6 D2" and report(tmp_path / "d")["rtl_fit_steered"] is None
 
 
 def test_vitis_targets_name_the_missing_tool(exported, tmp_path):
