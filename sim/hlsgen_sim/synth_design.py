@@ -111,7 +111,9 @@ class Runs:
         return r
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True)
+        """Wait for the runs under way; runs not started are dropped (after Ctrl-C, which stops
+        the Yosys processes under way, no new one starts)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _synth(out: Path, c: dict, what: str) -> dict:
