@@ -1339,6 +1339,14 @@ def _priced(prob: Problem, segs, use: Resources, entry: Dict):
     return best, evaluated, pruned
 
 
+def _fastest(prob: Problem) -> Tuple[List[int], List[int]]:
+    """Each task's fastest folding's cycles, and their prefix sums: the lower bounds on a stage
+    that the DP and the exact search prune with (a stage is never faster than its slowest task's
+    fastest folding; a sequential stage never faster than their sum)."""
+    fastest = [min(o.cycles for o in ol) for ol in prob.options]
+    return fastest, np.concatenate([[0], np.cumsum(fastest)]).tolist()
+
+
 def _exact(prob: Problem, bound: Optional[int], entry: Dict):
     """The fastest segmentation whose stages fit the cap together as built, at this stage
     budget, if one is faster than `bound` (objective cycles; None: no bound): a label-setting
@@ -1351,8 +1359,7 @@ def _exact(prob: Problem, bound: Optional[int], entry: Dict):
     n, L = prob.n, max(1, prob.opts.max_segment)
     fixed, cap = prob.fixed.as_tuple(), prob.budget.as_tuple()
     room = tuple(c - f for c, f in zip(cap, fixed))
-    fastest = [min(o.cycles for o in ol) for ol in prob.options]
-    prefix = np.concatenate([[0], np.cumsum(fastest)]).tolist()
+    fastest, prefix = _fastest(prob)
     # the rest, tasks [j, n), in any stages: never faster than its slowest task's fastest folding
     # nor than its multiplies at the stage budget's DSPs (mac_bound adds up over stages)
     rest = [0] * (n + 1)
@@ -1365,47 +1372,46 @@ def _exact(prob: Problem, bound: Optional[int], entry: Dict):
     labels: List[List[Tuple[int, Tuple[int, ...], Optional[Tuple]]]] = [[] for _ in range(n + 1)]
     labels[0].append((0, (0,) * len(room), None))
     kept = evaluated = pruned = 0
-    gave_up = False
-    for i in range(n):
-        if not labels[i]:
-            continue
-        quickest = min(lab[0] for lab in labels[i])
-        slow = 0
-        for j in range(i + 1, min(n, i + L) + 1):
-            slow = max(slow, fastest[j - 1])
-            for m in ("dataflow", "sequential"):
-                lb = max(slow, prob.mac_bound(i, j), prefix[j] - prefix[i] if m == "sequential" else 0)
-                if quickest + lb + STAGE_SWITCH_CYCLES + rest[j] >= limit:
-                    pruned += 1
-                    continue
-                seg = prob.segment(i, j, m)
-                evaluated += 1
-                if not seg.feasible:
-                    continue
-                r = seg.res.as_tuple()
-                for lab in labels[i]:
-                    c = lab[0] + seg.cycles
-                    if c + rest[j] >= limit:
+
+    def search() -> bool:
+        """Extend every label, task by task; False where it gives up."""
+        nonlocal kept, evaluated, pruned, limit
+        for i in range(n):
+            if not labels[i]:
+                continue
+            quickest = min(lab[0] for lab in labels[i])
+            slow = 0
+            for j in range(i + 1, min(n, i + L) + 1):
+                slow = max(slow, fastest[j - 1])
+                for m in ("dataflow", "sequential"):
+                    lb = max(slow, prob.mac_bound(i, j), prefix[j] - prefix[i] if m == "sequential" else 0)
+                    if quickest + lb + STAGE_SWITCH_CYCLES + rest[j] >= limit:
+                        pruned += 1
                         continue
-                    use = tuple(a + b for a, b in zip(lab[1], r))
-                    if any(u > f for u, f in zip(use, room)):
+                    seg = prob.segment(i, j, m)
+                    evaluated += 1
+                    if not seg.feasible:
                         continue
-                    here = labels[j]
-                    if any(o[0] <= c and all(a <= b for a, b in zip(o[1], use)) for o in here):
-                        continue
-                    kept -= len(here)
-                    here[:] = [o for o in here if not (c <= o[0] and all(a <= b for a, b in zip(use, o[1])))]
-                    here.append((c, use, (lab, i, m, seg)))
-                    kept += len(here)
-                    if j == n:
-                        limit = min(limit, c)
-                if kept > EXACT_LABELS:
-                    gave_up = True
-                    break
-            if gave_up:
-                break
-        if gave_up:
-            break
+                    r = seg.res.as_tuple()
+                    for lab in labels[i]:
+                        c = lab[0] + seg.cycles
+                        use = tuple(a + b for a, b in zip(lab[1], r))
+                        if c + rest[j] >= limit or any(u > f for u, f in zip(use, room)):
+                            continue
+                        here = labels[j]
+                        if any(o[0] <= c and all(a <= b for a, b in zip(o[1], use)) for o in here):
+                            continue
+                        kept -= len(here)
+                        here[:] = [o for o in here if not (c <= o[0] and all(a <= b for a, b in zip(use, o[1])))]
+                        here.append((c, use, (lab, i, m, seg)))
+                        kept += len(here)
+                        if j == n:
+                            limit = min(limit, c)
+                    if kept > EXACT_LABELS:
+                        return False
+        return True
+
+    gave_up = not search()
     found = None
     if not gave_up and labels[n]:
         lab, j, found = min(labels[n], key=lambda x: x[0]), n, []
@@ -1476,8 +1482,7 @@ def _dp(prob: Problem, price: Optional[Dict[str, float]] = None):
     best[0] = (0, 0)
     evaluated = pruned = 0
     worst_short = None
-    fastest = [min(o.cycles for o in ol) for ol in prob.options]
-    fastest_sum = np.concatenate([[0], np.cumsum(fastest)]).tolist()
+    fastest, fastest_sum = _fastest(prob)
     for j in range(1, n + 1):
         lb = 0
         # shortest segments first: they set best[j] early, so longer ones can be pruned by a
